@@ -1,0 +1,19 @@
+package main
+import (
+ _ "github.com/hashicorp/hcl/v2"
+ _ "github.com/hashicorp/hcl/v2/hclwrite"
+ _ "github.com/hashicorp/hcl/v2/hclsyntax"
+ _ "github.com/hashicorp/hcl/v2/json"
+ _ "github.com/zclconf/go-cty/cty"
+ _ "github.com/Masterminds/semver/v3"
+ _ "golang.org/x/mod/sumdb/dirhash"
+ _ "github.com/hashicorp/terraform-registry-address"
+ _ "github.com/klauspost/compress/flate"
+ _ "github.com/ProtonMail/go-crypto/openpgp"
+ _ "oras.land/oras-go/v2"
+ _ "github.com/google/go-containerregistry/pkg/registry"
+ _ "github.com/google/go-cmp/cmp"
+ _ "golang.org/x/tools/txtar"
+ _ "golang.org/x/sync/errgroup"
+)
+func main(){}

@@ -1,0 +1,84 @@
+package source
+
+import (
+	"fmt"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/resolve/versions"
+)
+
+// Package identifies what a source is asked about: a [ProviderPackage] or a
+// [ModulePackage]. The set is closed; no other type implements it.
+type Package interface {
+	// String returns a canonical, machine-readable identity.
+	String() string
+	// ForDisplay returns a short form for messages.
+	ForDisplay() string
+	isPackage()
+}
+
+// ProviderPackage is one provider release for one platform. For
+// [Lister.Versions], only Addr matters.
+type ProviderPackage struct {
+	Addr     tfaddr.Provider
+	Version  versions.Version
+	Platform Platform
+}
+
+// ModulePackage is one module package. Source is the canonical package
+// address without subdirectory, version or ref: a registry module address
+// ("registry.opentofu.org/ns/name/system"), a git URL ("git::https://…"), an
+// OCI repository ("oci://host/repo") or an HTTP archive URL.
+//
+// A module selected by version has Version set. A module pinned by its source
+// string (git "?ref=", OCI "?tag="/"?digest=") has Ref set and no Version.
+// Pin, when set, is the commit or digest that the lock file recorded; a
+// fetcher must check that what it brings has that identity.
+type ModulePackage struct {
+	Source  string
+	Version versions.Version
+	Ref     string
+	Pin     string
+}
+
+func (ProviderPackage) isPackage() {}
+func (ModulePackage) isPackage()   {}
+
+// String returns "ADDR VERSION PLATFORM", leaving out unset parts.
+func (p ProviderPackage) String() string {
+	s := p.Addr.String()
+	if !p.Version.IsZero() {
+		s += " " + p.Version.String()
+	}
+	if !p.Platform.IsZero() {
+		s += " " + p.Platform.String()
+	}
+	return s
+}
+
+// ForDisplay returns the provider's display address with version and platform.
+func (p ProviderPackage) ForDisplay() string {
+	s := p.Addr.ForDisplay()
+	if !p.Version.IsZero() {
+		s += " v" + p.Version.String()
+	}
+	if !p.Platform.IsZero() {
+		s += " (" + p.Platform.String() + ")"
+	}
+	return s
+}
+
+// String returns "SOURCE VERSION" or "SOURCE?ref=REF", leaving out unset parts.
+func (m ModulePackage) String() string {
+	switch {
+	case !m.Version.IsZero():
+		return m.Source + " " + m.Version.String()
+	case m.Ref != "":
+		return fmt.Sprintf("%s?ref=%s", m.Source, m.Ref)
+	}
+	return m.Source
+}
+
+// ForDisplay is the same as String for modules.
+func (m ModulePackage) ForDisplay() string { return m.String() }

@@ -1,0 +1,96 @@
+// Package source defines where versions and packages come from: small
+// capability interfaces that the solver and the installer consume, the
+// package identities they speak about, typed errors, and decorators that
+// compose sources (see [Multi] and [Memoize]).
+//
+// Concrete sources live in sub-packages: source/registry (the provider and
+// module registry protocols), source/mirror (filesystem and network mirrors),
+// source/git and source/oci. None of them is imported by this package.
+//
+// # Capabilities
+//
+// A source implements [Lister] (which versions exist) and [Fetcher] (bring one
+// package to a directory). A source that already knows the checksums its
+// origin vouches for, without downloading, also implements
+// [ChecksumReporter]; callers discover that by type assertion.
+package source
+
+import (
+	"context"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+)
+
+// Lister lists the versions of a package that a source can provide.
+type Lister interface {
+	// Versions returns the versions available for the package family of
+	// pkg; the Version and Platform fields of pkg are ignored. The result
+	// is sorted by ascending version. A package the source does not know
+	// gives an error wrapping [ErrNotFound].
+	Versions(ctx context.Context, pkg Package) ([]Available, error)
+}
+
+// Fetcher brings one exact package version to a local directory.
+type Fetcher interface {
+	// Fetch downloads (or copies) pkg and extracts it into dir, which must
+	// not exist yet or be empty. On error nothing is left in dir.
+	Fetch(ctx context.Context, pkg Package, dir string) (*Fetched, error)
+}
+
+// Source is the usual combination of a [Lister] and a [Fetcher].
+type Source interface {
+	Lister
+	Fetcher
+}
+
+// ChecksumReporter is an optional capability of a [Source]: it reports the
+// hashes its origin vouches for (signed SHA256SUMS, a mirror's hashes, OCI
+// layer digests), for every platform where it can, without fetching the
+// package. Each returned hash carries its provenance.
+type ChecksumReporter interface {
+	Checksums(ctx context.Context, pkg Package) ([]hash.Record, error)
+}
+
+// Available is one version a [Lister] reports.
+type Available struct {
+	Version versions.Version
+	// Platforms lists the platforms a provider version is built for, when
+	// the source knows; nil means unknown. Always nil for modules.
+	Platforms []Platform
+	// Protocols lists the provider plugin protocol versions ("5.0", "6.0")
+	// when the source reports them.
+	Protocols []string
+	// Ref is the name the version is published under at the origin when it
+	// differs from the version's own spelling: a git tag ("v1.2.0") or an OCI
+	// tag ("1.2.0_build"). Empty otherwise.
+	Ref string
+	// Pin is the immutable identity of the version when the origin has one
+	// and reports it while listing: a git commit (40 hex digits) or an OCI
+	// manifest digest ("sha256:..."). Empty otherwise.
+	Pin string
+}
+
+// Fetched describes a package that [Fetcher.Fetch] brought to disk.
+type Fetched struct {
+	Package Package
+	// Dir is the directory holding the package contents. For a module with a
+	// subdirectory (//sub), Dir is the package root; the caller joins the
+	// subdirectory.
+	Dir string
+	// Location is where the package came from (a URL or path), with any
+	// credentials removed, for messages.
+	Location string
+	// Size is the number of bytes transferred (the archive size), or 0.
+	Size int64
+	// Hashes are the hashes computed locally of what was fetched: always the
+	// h1: of Dir, plus the zh: of the archive when the package was a
+	// provider zip.
+	Hashes []hash.Hash
+	// Origin are the hashes the origin vouches for, with provenance, such as
+	// the signed zh: of every platform of a provider release. May be empty.
+	Origin []hash.Record
+	// Pin is the immutable identity the package was fetched at: a git commit
+	// or an OCI manifest digest. Empty for other sources.
+	Pin string
+}
