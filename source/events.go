@@ -1,0 +1,84 @@
+package source
+
+// EventKind says what an [Event] reports.
+type EventKind int
+
+// The kinds of [Event]. New kinds may be added; handlers should ignore kinds
+// they do not know.
+const (
+	// EventResolving: the versions of Package are being looked up.
+	EventResolving EventKind = iota + 1
+	// EventVersionChosen: a version was selected for Package (Detail says why).
+	EventVersionChosen
+	// EventFetchStarted: a download or copy of Package began; Total is its
+	// size in bytes when known, else 0.
+	EventFetchStarted
+	// EventFetchProgress: Bytes of Total have been transferred.
+	EventFetchProgress
+	// EventFetchDone: Package is on disk.
+	EventFetchDone
+	// EventVerified: Package matched the recorded checksums (or was trusted
+	// on first use; Detail says which).
+	EventVerified
+	// EventCacheHit: Package was found in a cache and not downloaded.
+	EventCacheHit
+	// EventCacheWait: another process or goroutine holds the cache entry of
+	// Package; this one waits for it.
+	EventCacheWait
+	// EventLockChanged: the lock entry of Package changed (Detail says how).
+	EventLockChanged
+	// EventWarning: something worth telling a user, in Detail.
+	EventWarning
+)
+
+var eventKindNames = [...]string{
+	EventResolving:     "resolving",
+	EventVersionChosen: "version chosen",
+	EventFetchStarted:  "fetch started",
+	EventFetchProgress: "fetch progress",
+	EventFetchDone:     "fetch done",
+	EventVerified:      "verified",
+	EventCacheHit:      "cache hit",
+	EventCacheWait:     "cache wait",
+	EventLockChanged:   "lock changed",
+	EventWarning:       "warning",
+}
+
+// String returns a short lower-case name for the kind.
+func (k EventKind) String() string {
+	if k > 0 && int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return "unknown event"
+}
+
+// Event is one progress report. The library never prints; it hands events to
+// an [Events] handler that the caller supplies.
+type Event struct {
+	Kind    EventKind
+	Package Package // the package concerned; nil for events about the whole run
+	Bytes   int64   // bytes done, for EventFetchProgress
+	Total   int64   // total bytes when known, else 0
+	Detail  string  // human-readable detail; never contains credentials
+}
+
+// Events receives progress reports. Implementations must be safe for
+// concurrent use: events arrive from many goroutines at once. A nil Events
+// value is valid wherever one is accepted and discards everything.
+type Events interface {
+	Event(e Event)
+}
+
+// EventsFunc adapts a function to the [Events] interface.
+type EventsFunc func(Event)
+
+// Event calls f(e).
+func (f EventsFunc) Event(e Event) { f(e) }
+
+// Emit sends e to h if h is not nil. It is the helper sources use so that a
+// nil handler is always allowed.
+func Emit(h Events, e Event) {
+	if h != nil {
+		h.Event(e)
+	}
+}
