@@ -1,0 +1,360 @@
+package cache
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/source"
+)
+
+// Options configure a [Cache]. The zero value is ready to use.
+type Options struct {
+	// Events receives cache hits and lock waits. Nil discards them.
+	Events source.Events
+	// TrustEntries skips re-hashing an entry each time it is used. By
+	// default (false) an entry is hashed on use and a damaged one is
+	// replaced, at the cost of reading it once more.
+	TrustEntries bool
+	// PollInterval is how often a process waiting for another process's
+	// lock on a package tries again. Zero or less means 20ms.
+	PollInterval time.Duration
+}
+
+// Cache is an open cache directory. It is safe for concurrent use by many
+// goroutines, and the directory is safe for concurrent use by many
+// processes.
+type Cache struct {
+	dir   string
+	opts  Options
+	locks keyedMutex
+}
+
+// Entry is a package in the cache.
+type Entry struct {
+	// Dir is the entry's directory. Treat it as read-only: it is shared.
+	Dir string
+	// H1 is the entry's h1: hash, which is also its name.
+	H1 hash.Hash
+	// Hashes are all the hashes recorded for the package when it was
+	// fetched: its h1: and, for a provider zip, its zh:.
+	Hashes []hash.Hash
+	// Pin is the commit or digest the package was fetched at, if any.
+	Pin string
+	// Location is where the package was fetched from (no credentials).
+	Location string
+}
+
+// FetchFunc brings a package into dir, which exists and is empty. It is
+// what [Cache.Fill] calls on a miss, usually a [source.Fetcher]'s Fetch.
+type FetchFunc func(ctx context.Context, dir string) (*source.Fetched, error)
+
+// Open opens (creating if needed) the cache in dir.
+func Open(dir string, opts Options) (*Cache, error) {
+	if dir == "" {
+		return nil, errors.New("cache: no directory given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	for _, sub := range []string{"objects", "index", "locks", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(abs, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 20 * time.Millisecond
+	}
+	return &Cache{dir: abs, opts: opts}, nil
+}
+
+// Dir returns the cache's directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// Lookup finds pkg in the cache without fetching anything. want are the
+// hashes recorded for pkg (for example in a lock file); an entry is returned
+// only if it matches one of them, or if want holds no hash of a scheme this
+// package can compute (h1:, zh:). It returns ok == false on a miss.
+func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Entry{}, false, err
+	}
+	e, ok := c.lookup(pkg, want)
+	if ok {
+		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
+	}
+	return e, ok, nil
+}
+
+// Fill returns the cache entry for pkg, calling fetch to bring it in on a
+// miss. want are the hashes recorded for pkg: what fetch brings must match
+// one of them (when want holds any h1: or zh:), else nothing is stored and
+// the error wraps [source.ErrChecksumMismatch]. hit reports whether the
+// entry was already there.
+//
+// Only one caller fetches a given package at a time, across goroutines and
+// processes; the others wait and then find the entry.
+func (c *Cache) Fill(ctx context.Context, pkg source.Package, want []hash.Hash, fetch FetchFunc) (e Entry, hit bool, err error) {
+	if e, ok := c.lookup(pkg, want); ok {
+		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
+		return e, true, nil
+	}
+	key := identity(pkg)
+	unlock, err := c.lock(ctx, pkg, key)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	defer unlock()
+	// Another holder may have filled it while we waited.
+	if e, ok := c.lookup(pkg, want); ok {
+		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
+		return e, true, nil
+	}
+	e, err = c.fill(ctx, pkg, key, want, fetch)
+	return e, false, err
+}
+
+func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want []hash.Hash, fetch FetchFunc) (Entry, error) {
+	work, err := os.MkdirTemp(filepath.Join(c.dir, "tmp"), "fill-")
+	if err != nil {
+		return Entry{}, fmt.Errorf("cache: %w", err)
+	}
+	defer os.RemoveAll(work)
+	pkgDir := filepath.Join(work, "pkg")
+	if err := os.Mkdir(pkgDir, 0o755); err != nil {
+		return Entry{}, fmt.Errorf("cache: %w", err)
+	}
+	f, err := fetch(ctx, pkgDir)
+	if err != nil {
+		return Entry{}, err
+	}
+	if f == nil {
+		f = &source.Fetched{}
+	}
+	h1, err := h1Dir(pkgDir, isModule(pkg))
+	if err != nil {
+		return Entry{}, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
+	}
+	hashes := []hash.Hash{h1}
+	for _, h := range f.Hashes {
+		if h.Scheme() == hash.SchemeZH {
+			hashes = append(hashes, h)
+		}
+		if h.Scheme() == hash.SchemeH1 && h != h1 {
+			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the fetched files hash to %s", source.ErrChecksumMismatch, h, h1)}
+		}
+	}
+	slices.Sort(hashes)
+	hashes = slices.Compact(hashes)
+	if !matches(hashes, want) {
+		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the fetched package hashes to %s, which matches none of the recorded checksums %v", source.ErrChecksumMismatch, joinHashes(hashes), want)}
+	}
+	obj := c.objectDir(h1)
+	if err := os.Rename(pkgDir, obj); err != nil {
+		// Content-addressed: an existing entry of that name has the same
+		// contents, unless damaged, in which case it is replaced.
+		if _, statErr := os.Stat(obj); statErr != nil {
+			return Entry{}, fmt.Errorf("cache: publishing %s: %w", pkg.ForDisplay(), err)
+		}
+		if !c.opts.TrustEntries {
+			if got, herr := h1Dir(obj, isModule(pkg)); herr != nil || got != h1 {
+				c.discard(obj)
+				if err := os.Rename(pkgDir, obj); err != nil {
+					return Entry{}, fmt.Errorf("cache: publishing %s: %w", pkg.ForDisplay(), err)
+				}
+			}
+		}
+	}
+	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: f.Location}
+	if err := c.writeIndex(key, e); err != nil {
+		return Entry{}, err
+	}
+	return e, nil
+}
+
+// lookup finds a usable entry: first by an h1: in want, then through the index.
+func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
+	module := isModule(pkg)
+	rec, haveRec := c.readIndex(identity(pkg))
+	for _, h := range want {
+		if h.Scheme() != hash.SchemeH1 {
+			continue
+		}
+		if c.usable(c.objectDir(h), h, module) {
+			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}}
+			if haveRec && rec.H1 == h {
+				e.Hashes, e.Pin, e.Location = rec.Hashes, rec.Pin, rec.Location
+			}
+			return e, true
+		}
+	}
+	if !haveRec || !matches(rec.Hashes, want) {
+		return Entry{}, false
+	}
+	if !c.usable(c.objectDir(rec.H1), rec.H1, module) {
+		return Entry{}, false
+	}
+	return Entry{Dir: c.objectDir(rec.H1), H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location}, true
+}
+
+// usable reports whether the entry dir exists and (unless trusted) still
+// hashes to its name; a damaged entry is moved away.
+func (c *Cache) usable(dir string, h1 hash.Hash, module bool) bool {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	if c.opts.TrustEntries {
+		return true
+	}
+	got, err := h1Dir(dir, module)
+	if err == nil && got == h1 {
+		return true
+	}
+	c.discard(dir)
+	source.Emit(c.opts.Events, source.Event{Kind: source.EventWarning, Detail: fmt.Sprintf("cache entry %s was damaged and has been discarded", h1)})
+	return false
+}
+
+// discard moves a damaged entry out of the objects directory (one rename,
+// so no reader sees it half removed) and removes it.
+func (c *Cache) discard(dir string) {
+	dst := filepath.Join(c.dir, "tmp", "damaged-"+randomSuffix())
+	if err := os.Rename(dir, dst); err == nil {
+		_ = makeWritable(dst)
+		_ = os.RemoveAll(dst)
+	}
+}
+
+func (c *Cache) objectDir(h1 hash.Hash) string {
+	b, err := base64.StdEncoding.DecodeString(h1.Value())
+	if err != nil {
+		// Not a valid h1: still gives a stable name that cannot escape
+		// objects/ and will never exist.
+		sum := sha256.Sum256([]byte(h1))
+		return filepath.Join(c.dir, "objects", "invalid-"+hex.EncodeToString(sum[:]))
+	}
+	return filepath.Join(c.dir, "objects", "h1-"+base64.RawURLEncoding.EncodeToString(b))
+}
+
+// indexRecord is the JSON stored in index/.
+type indexRecord struct {
+	Package  string      `json:"package"`
+	H1       hash.Hash   `json:"h1"`
+	Hashes   []hash.Hash `json:"hashes"`
+	Pin      string      `json:"pin,omitempty"`
+	Location string      `json:"location,omitempty"`
+}
+
+func (c *Cache) indexPath(key string) string {
+	return filepath.Join(c.dir, "index", keyName(key)+".json")
+}
+
+func (c *Cache) readIndex(key string) (indexRecord, bool) {
+	b, err := os.ReadFile(c.indexPath(key))
+	if err != nil {
+		return indexRecord{}, false
+	}
+	var r indexRecord
+	if err := json.Unmarshal(b, &r); err != nil || r.Package != key || r.H1.Scheme() != hash.SchemeH1 {
+		return indexRecord{}, false
+	}
+	return r, true
+}
+
+func (c *Cache) writeIndex(key string, e Entry) error {
+	b, err := json.MarshalIndent(indexRecord{Package: key, H1: e.H1, Hashes: e.Hashes, Pin: e.Pin, Location: e.Location}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), "index-")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cache: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), c.indexPath(key)); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// identity is the cache key of a package: its canonical string plus, for a
+// pinned module, the pin (a ref can move, a pin cannot).
+func identity(pkg source.Package) string {
+	s := pkg.String()
+	if m, ok := pkg.(source.ModulePackage); ok && m.Pin != "" {
+		s += " @" + m.Pin
+	}
+	return s
+}
+
+func keyName(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+func isModule(pkg source.Package) bool {
+	_, ok := pkg.(source.ModulePackage)
+	return ok
+}
+
+// matches reports whether have satisfies want: true when want holds no hash
+// of a computable scheme (trust on first use), else when one is in have.
+func matches(have, want []hash.Hash) bool {
+	checkable := false
+	for _, w := range want {
+		if w.Scheme() != hash.SchemeH1 && w.Scheme() != hash.SchemeZH {
+			continue
+		}
+		checkable = true
+		if slices.Contains(have, w) {
+			return true
+		}
+	}
+	return !checkable
+}
+
+func joinHashes(hs []hash.Hash) string {
+	s := ""
+	for i, h := range hs {
+		if i > 0 {
+			s += ", "
+		}
+		s += h.String()
+	}
+	return s
+}
+
+func randomSuffix() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func makeWritable(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+}

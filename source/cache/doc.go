@@ -1,0 +1,37 @@
+// Package cache is a content-addressed on-disk cache of packages, shared by
+// many configurations and by many processes at once.
+//
+// # Layout
+//
+// A cache is a directory:
+//
+//	objects/<h1 digest, base64url>/   the package contents, never modified once published
+//	index/<sha256 of identity>.json   package identity → h1 and the other hashes seen
+//	locks/<sha256 of identity>.lock   advisory lock files (never removed)
+//	tmp/                              work in progress
+//
+// An entry is addressed by its h1: hash (golang.org/x/mod dirhash Hash1 of
+// its files; for modules, without VCS metadata). A package whose lock file
+// entry records an h1: is therefore found without knowing where it came from,
+// and a warm cache means no download at all. The index maps a package
+// identity (provider address, version and platform; module source and version
+// or ref) to the h1: of the entry fetched for it, so that a package whose lock
+// entry has only zh: hashes, or no entry yet, is found too.
+//
+// # Concurrency
+//
+// Fills of one package are serialised by an in-process keyed mutex and, across
+// processes, by an advisory lock (flock) on a per-package lock file. Lock
+// files are never unlinked: unlinking a lock file after unlocking it races
+// with another process that opened it just before. A fill downloads into a
+// fresh directory under tmp/ and publishes it with one rename, so readers
+// never see a partial entry. Waiting for another holder is reported as a
+// [source.EventCacheWait] event.
+//
+// # Damage
+//
+// An entry is checked against its name when it is used (unless
+// [Options.TrustEntries] is set): an entry whose contents no longer hash to
+// its name is moved out of the way and fetched again. An index record that
+// points at a missing or damaged entry is ignored.
+package cache
