@@ -13,8 +13,8 @@ import (
 
 // keyedMutex is a set of mutexes by key whose Lock honours a context.
 type keyedMutex struct {
-	mu    sync.Mutex
-	held  map[string]chan struct{} // closed when the holder unlocks
+	mu   sync.Mutex
+	held map[string]chan struct{} // closed when the holder unlocks
 }
 
 // lock takes the in-process lock for key, reporting whether it had to wait.
