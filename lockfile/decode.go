@@ -1,0 +1,328 @@
+package lockfile
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+)
+
+// defaultRegistryHost is the host OpenTofu assumes for a provider address
+// written without one; used only to suggest the canonical form.
+const defaultRegistryHost = "registry.opentofu.org"
+
+// decodeProvider decodes one provider block, or returns nil if its address
+// is unusable. Faults in its arguments are reported and the lock is still
+// returned, so that one bad block gives all its diagnostics.
+func (d *decoder) decodeProvider(block *hclsyntax.Block) *ProviderLock {
+	raw := block.Labels[0]
+	addr, diag := parseLockedProvider(raw)
+	if diag != nil {
+		diag.Subject = block.LabelRanges[0].Ptr()
+		d.add(diag)
+		return nil
+	}
+	p := &ProviderLock{Addr: addr}
+	what := "provider " + addr.String()
+	var haveVersion bool
+	for _, it := range sortedItems(block.Body) {
+		if it.block != nil {
+			d.unknownBlock(it.block, `Blocks of type %q are not expected in a provider lock block.`, &p.Unknown)
+			continue
+		}
+		attr := it.attr
+		switch attr.Name {
+		case "version":
+			haveVersion = true
+			p.Version = d.decodeVersion(attr.Expr, what, "provider", "A provider lock block must contain a \"version\" argument.")
+		case "constraints":
+			p.Constraints = d.decodeConstraints(attr.Expr, what, "provider", versions.ParseConstraints)
+		case "hashes":
+			p.Hashes = d.decodeHashes(attr.Expr, what, "provider")
+		default:
+			d.unknownAttr(attr, "in a provider lock block", &p.Unknown)
+		}
+	}
+	if !haveVersion {
+		d.add(missingArgument(block.Body, "version"))
+	}
+	return p
+}
+
+// parseLockedProvider checks that raw is a lockable provider address in
+// canonical form. The returned diagnostic has no Subject yet.
+func parseLockedProvider(raw string) (tfaddr.Provider, *hcl.Diagnostic) {
+	invalid := func(detail string) (tfaddr.Provider, *hcl.Diagnostic) {
+		return tfaddr.Provider{}, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid provider source address",
+			Detail:   detail,
+		}
+	}
+	parts := strings.Split(raw, "/")
+	if len(parts) == 3 && parts[1] == tfaddr.LegacyProviderNamespace {
+		return invalid(fmt.Sprintf("Provider source address %s is a special provider that is not eligible for dependency locking. Remove this block and lock the provider under its real namespace.", raw))
+	}
+	addr, err := tfaddr.ParseProviderSource(raw)
+	if err != nil {
+		return invalid(`The provider source address for a provider lock must be a valid, fully-qualified address of the form "hostname/namespace/type".`)
+	}
+	if addr.IsBuiltIn() {
+		return invalid(fmt.Sprintf("Cannot lock a version for built-in provider %s. Built-in providers are bundled inside OpenTofu itself, so you can't select a version for them independently of the OpenTofu release you are currently running. Remove this block.", addr))
+	}
+	var canon string
+	switch len(parts) {
+	case 1:
+		canon = defaultRegistryHost + "/hashicorp/" + addr.Type
+	case 2:
+		canon = defaultRegistryHost + "/" + addr.Namespace + "/" + addr.Type
+	default:
+		canon = addr.String()
+	}
+	if canon != raw {
+		return tfaddr.Provider{}, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Non-normalized provider source address",
+			Detail:   fmt.Sprintf("The provider source address for this provider lock must be written as %q, the fully-qualified and normalized form.", canon),
+		}
+	}
+	return addr, nil
+}
+
+// decodeVersion decodes a version argument, which must be canonical.
+func (d *decoder) decodeVersion(expr hcl.Expression, what, kind, nullDetail string) versions.Version {
+	raw, null, ok := d.decodeString(expr)
+	if !ok {
+		return versions.Version{}
+	}
+	if null {
+		d.add(&hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing required argument",
+			Detail:   nullDetail,
+			Subject:  expr.Range().Ptr(),
+		})
+		return versions.Version{}
+	}
+	v, err := versions.Parse(raw)
+	if err == nil && v.String() == raw {
+		return v
+	}
+	detail := ""
+	if lv, lerr := versions.ParseModuleVersion(raw); lerr == nil && raw != "" {
+		detail = fmt.Sprintf("The selected version number for %s must be written in normalized form: %q.", what, lv.String())
+	} else if err != nil {
+		detail = fmt.Sprintf("The selected version number for %s is invalid: %s.", what, strings.TrimSuffix(err.Error(), "."))
+	} else {
+		detail = fmt.Sprintf("The selected version number for %s must be written in normalized form: %q.", what, v.String())
+	}
+	d.add(&hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  fmt.Sprintf("Invalid %s version number", kind),
+		Detail:   detail,
+		Subject:  expr.Range().Ptr(),
+	})
+	return versions.Version{}
+}
+
+// decodeConstraints decodes a constraints argument, which must be in
+// normalized form.
+func (d *decoder) decodeConstraints(expr hcl.Expression, what, kind string, parse func(string) (versions.Constraints, error)) string {
+	raw, null, ok := d.decodeString(expr)
+	if !ok || null {
+		return ""
+	}
+	c, err := parse(raw)
+	var detail string
+	switch {
+	case err != nil:
+		detail = fmt.Sprintf("The recorded version constraints for %s are invalid: %s.", what, strings.TrimSuffix(err.Error(), "."))
+	case c.String() != raw:
+		detail = fmt.Sprintf("The recorded version constraints for %s must be written in normalized form: %q.", what, c.String())
+	default:
+		return raw
+	}
+	d.add(&hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  fmt.Sprintf("Invalid %s version constraints", kind),
+		Detail:   detail,
+		Subject:  expr.Range().Ptr(),
+	})
+	return ""
+}
+
+// decodeHashes decodes a hashes argument: a non-empty list of hash strings.
+func (d *decoder) decodeHashes(expr hcl.Expression, what, kind string) []hash.Hash {
+	exprs, diags := hcl.ExprList(expr)
+	d.diags = append(d.diags, diags...)
+	if diags.HasErrors() {
+		return nil
+	}
+	if len(exprs) == 0 {
+		d.add(&hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  fmt.Sprintf("Invalid %s hash set", kind),
+			Detail:   `The "hashes" argument must either be omitted or contain at least one hash value.`,
+			Subject:  expr.Range().Ptr(),
+		})
+		return nil
+	}
+	var out []hash.Hash
+	for _, e := range exprs {
+		raw, null, ok := d.decodeString(e)
+		if !ok {
+			continue
+		}
+		if null {
+			d.add(&hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  fmt.Sprintf("Invalid %s hash string", kind),
+				Detail:   fmt.Sprintf("A hash for %s is null. Remove it.", what),
+				Subject:  e.Range().Ptr(),
+			})
+			continue
+		}
+		h, err := hash.ParseHash(raw)
+		if err == nil {
+			out = append(out, h)
+			continue
+		}
+		reason := err.Error()
+		var pe *hash.ParseError
+		if errors.As(err, &pe) {
+			reason = pe.Reason
+		}
+		// OpenTofu accepts any "scheme:value" string; a lenient parse keeps
+		// those whose value alone is malformed.
+		colon := strings.IndexByte(raw, ':')
+		sev := hcl.DiagError
+		advice := " Remove it and record the package's hashes again."
+		if d.opts.Lenient && colon > 0 {
+			sev = hcl.DiagWarning
+			advice = " It was kept as it is; it can never match a package."
+			out = append(out, hash.Hash(raw))
+		}
+		d.add(&hcl.Diagnostic{
+			Severity: sev,
+			Summary:  fmt.Sprintf("Invalid %s hash string", kind),
+			Detail:   fmt.Sprintf("Cannot interpret %q as a %s hash: %s.%s", raw, kind, reason, advice),
+			Subject:  e.Range().Ptr(),
+		})
+	}
+	return normalizeHashes(out)
+}
+
+var (
+	commitRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	digestRe = regexp.MustCompile(`^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$`)
+)
+
+// decodeModule decodes one module block, or returns nil if its call path
+// is unusable.
+func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
+	path := block.Labels[0]
+	if msg := checkCallPath(path); msg != "" {
+		d.add(&hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid module call path",
+			Detail:   fmt.Sprintf("The label of a module lock block must be a module call path: the call names from the root module joined with dots, such as \"vpc\" or \"vpc.nested\"; %s.", msg),
+			Subject:  block.LabelRanges[0].Ptr(),
+		})
+		return nil
+	}
+	m := &ModuleLock{Path: path}
+	what := fmt.Sprintf("module call %q", path)
+	var haveSource bool
+	for _, it := range sortedItems(block.Body) {
+		if it.block != nil {
+			d.unknownBlock(it.block, `Blocks of type %q are not expected in a module lock block.`, &m.Unknown)
+			continue
+		}
+		attr := it.attr
+		switch attr.Name {
+		case "version":
+			m.Version = d.decodeVersion(attr.Expr, what, "module", "Omit the \"version\" argument of a module lock that has no version, rather than setting it to null.")
+		case "source":
+			haveSource = true
+			m.Source = d.decodeSource(attr.Expr, what)
+		case "constraints":
+			m.Constraints = d.decodeConstraints(attr.Expr, what, "module", versions.ParseModuleConstraints)
+		case "hashes":
+			m.Hashes = d.decodeHashes(attr.Expr, what, "module")
+		case "commit":
+			m.Commit = d.decodePattern(attr.Expr, commitRe, "Invalid module commit",
+				"The commit of %s must be a full git commit id: 40 lower-case hexadecimal digits, not %q.", what)
+		case "digest":
+			m.Digest = d.decodePattern(attr.Expr, digestRe, "Invalid module digest",
+				"The digest of %s must be an OCI manifest digest such as \"sha256:\" followed by 64 lower-case hexadecimal digits, not %q.", what)
+		default:
+			d.unknownAttr(attr, "in a module lock block", &m.Unknown)
+		}
+	}
+	if !haveSource {
+		d.add(missingArgument(block.Body, "source"))
+	}
+	return m
+}
+
+// checkCallPath returns why path is not a module call path, or "".
+func checkCallPath(path string) string {
+	if path == "" {
+		return "it is empty"
+	}
+	for _, name := range strings.Split(path, ".") {
+		if !hclsyntax.ValidIdentifier(name) {
+			return fmt.Sprintf("%q is not a valid module call name", name)
+		}
+	}
+	return ""
+}
+
+func (d *decoder) decodeSource(expr hcl.Expression, what string) string {
+	raw, null, ok := d.decodeString(expr)
+	if !ok {
+		return ""
+	}
+	msg := ""
+	switch {
+	case null || raw == "":
+		msg = "The source of %s must not be empty: write the canonical address of the module package."
+	case strings.ContainsAny(raw, " \t\r\n"):
+		msg = "The source of %s must not contain white space."
+	case strings.HasPrefix(raw, "./"), strings.HasPrefix(raw, "../"), strings.HasPrefix(raw, "/"):
+		msg = "Local module %s is never locked: it is part of the configuration. Remove this block."
+	default:
+		return raw
+	}
+	d.add(&hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid module source address",
+		Detail:   fmt.Sprintf(msg, what),
+		Subject:  expr.Range().Ptr(),
+	})
+	return ""
+}
+
+func (d *decoder) decodePattern(expr hcl.Expression, re *regexp.Regexp, summary, format, what string) string {
+	raw, null, ok := d.decodeString(expr)
+	if !ok {
+		return ""
+	}
+	if !null && re.MatchString(raw) {
+		return raw
+	}
+	d.add(&hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(format, what, raw),
+		Subject:  expr.Range().Ptr(),
+	})
+	return ""
+}

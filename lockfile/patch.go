@@ -1,0 +1,351 @@
+package lockfile
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+)
+
+// Patch is the preserving writer, for bots and wrappers that edit a lock
+// file people also read. It returns src changed as little as possible so
+// that it holds the provider and module locks of f:
+//
+//   - a block for a lock f does not have is removed, with the comment lines
+//     directly above it;
+//   - in a block for a lock f has, only the arguments whose value differs
+//     are rewritten (an unchanged hash set is left as it is, even if it is
+//     not sorted), missing ones are added before the closing brace, and
+//     ones f leaves empty are removed;
+//   - a lock src has no block for is added in canonical form, next to the
+//     blocks of its kind, in sorted position when src is sorted;
+//   - everything else (the header, comments, blank lines, unknown blocks
+//     and arguments, blocks whose label it cannot read, line endings) is
+//     kept byte for byte.
+//
+// src must be syntactically valid HCL; its content need not be a valid
+// lock file. Use [File.Bytes] for the canonical form instead.
+func Patch(src []byte, filename string, f *File) ([]byte, error) {
+	hf, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, &ParseError{Filename: filename, Diagnostics: diags}
+	}
+	p := &patcher{src: src, nl: "\n"}
+	if bytes.Contains(src, []byte("\r\n")) {
+		p.nl = "\r\n"
+	}
+	body := hf.Body.(*hclsyntax.Body)
+	type kept struct {
+		key   string
+		start int // offset of the block's first line
+		end   int // offset after the block's last line
+	}
+	var provs, mods []kept
+	seenP := map[tfaddr.Provider]bool{}
+	seenM := map[string]bool{}
+	for _, blk := range body.Blocks {
+		if len(blk.Labels) != 1 {
+			continue
+		}
+		start, end := p.lineStart(blk.TypeRange.Start.Byte), p.lineEnd(blk.CloseBraceRange.End.Byte)
+		switch blk.Type {
+		case "provider":
+			addr, diag := parseLockedProvider(blk.Labels[0])
+			if diag != nil || seenP[addr] {
+				continue
+			}
+			seenP[addr] = true
+			lock := f.providers[addr]
+			if lock == nil {
+				p.removeBlock(blk)
+				continue
+			}
+			p.patchProvider(blk, lock)
+			provs = append(provs, kept{addr.String(), start, end})
+		case "module":
+			path := blk.Labels[0]
+			if seenM[path] {
+				continue
+			}
+			seenM[path] = true
+			lock := f.modules[path]
+			if lock == nil {
+				p.removeBlock(blk)
+				continue
+			}
+			p.patchModule(blk, lock)
+			mods = append(mods, kept{path, start, end})
+		}
+	}
+	// insertAt finds where a new block goes among the kept blocks of its
+	// kind: before the first one that sorts after it, else after the last.
+	insertAt := func(list []kept, less func(a, b string) bool, key string, fallback func() (int, bool)) (int, bool) {
+		for _, k := range list {
+			if less(key, k.key) {
+				return k.start, true
+			}
+		}
+		if len(list) > 0 {
+			return list[len(list)-1].end, false
+		}
+		return fallback()
+	}
+	endOfFile := func() (int, bool) { return len(src), false }
+	afterProviders := func() (int, bool) {
+		if len(provs) > 0 {
+			return provs[len(provs)-1].end, false
+		}
+		if len(mods) > 0 {
+			return mods[0].start, true
+		}
+		return endOfFile()
+	}
+	for lock := range f.Providers() {
+		if seenP[lock.Addr] {
+			continue
+		}
+		pos, before := insertAt(provs, func(a, b string) bool {
+			return compareProviders(tfaddr.MustParseProviderSource(a), tfaddr.MustParseProviderSource(b)) < 0
+		}, lock.Addr.String(), func() (int, bool) {
+			if len(mods) > 0 {
+				return mods[0].start, true
+			}
+			return endOfFile()
+		})
+		wf := hclwrite.NewEmptyFile()
+		writeProvider(wf.Body(), lock)
+		p.insertBlock(pos, before, wf.Bytes())
+	}
+	for lock := range f.Modules() {
+		if seenM[lock.Path] {
+			continue
+		}
+		pos, before := insertAt(mods, func(a, b string) bool { return a < b }, lock.Path, afterProviders)
+		wf := hclwrite.NewEmptyFile()
+		writeModule(wf.Body(), lock)
+		p.insertBlock(pos, before, wf.Bytes())
+	}
+	return p.apply(), nil
+}
+
+type edit struct {
+	start, end int
+	text       string
+	seq        int
+}
+
+type patcher struct {
+	src   []byte
+	nl    string
+	edits []edit
+}
+
+func (p *patcher) add(start, end int, text string) {
+	p.edits = append(p.edits, edit{start, end, strings.ReplaceAll(text, "\n", p.nl), len(p.edits)})
+}
+
+func (p *patcher) apply() []byte {
+	slices.SortStableFunc(p.edits, func(a, b edit) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		// Insertions before a deletion at the same place.
+		return (a.end - a.start) - (b.end - b.start)
+	})
+	var out bytes.Buffer
+	cur := 0
+	for _, e := range p.edits {
+		if e.start < cur { // overlapping edit: cannot happen, but never corrupt
+			continue
+		}
+		out.Write(p.src[cur:e.start])
+		out.WriteString(e.text)
+		cur = e.end
+	}
+	out.Write(p.src[cur:])
+	return out.Bytes()
+}
+
+func (p *patcher) lineStart(off int) int {
+	return bytes.LastIndexByte(p.src[:off], '\n') + 1
+}
+
+func (p *patcher) lineEnd(off int) int {
+	if i := bytes.IndexByte(p.src[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(p.src)
+}
+
+func isBlankLine(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// removeBlock deletes a block's lines and the comment lines directly
+// above it, and one blank line so that the spacing stays the same.
+func (p *patcher) removeBlock(blk *hclsyntax.Block) {
+	start := p.lineStart(blk.TypeRange.Start.Byte)
+	end := p.lineEnd(blk.CloseBraceRange.End.Byte)
+	for start > 0 {
+		prev := p.lineStart(start - 1)
+		t := bytes.TrimSpace(p.src[prev:start])
+		if !bytes.HasPrefix(t, []byte("#")) && !bytes.HasPrefix(t, []byte("//")) {
+			break
+		}
+		start = prev
+	}
+	if start > 0 {
+		prev := p.lineStart(start - 1)
+		if isBlankLine(p.src[prev:start]) && (end == len(p.src) || isBlankLine(p.src[end:p.lineEnd(end)])) {
+			start = prev
+		}
+	}
+	p.add(start, end, "")
+}
+
+// insertBlock inserts canonical block text (which starts with a newline
+// from the writer) before or after a position at a line start.
+func (p *patcher) insertBlock(pos int, before bool, text []byte) {
+	block := strings.TrimLeft(string(text), "\n")
+	if before {
+		p.add(pos, pos, block+"\n")
+		return
+	}
+	prefix := "\n"
+	if pos > 0 && p.src[pos-1] != '\n' {
+		prefix = "\n\n"
+	}
+	if pos == 0 {
+		prefix = ""
+	}
+	p.add(pos, pos, prefix+block)
+}
+
+func quoted(s string) string {
+	return string(hclwrite.TokensForValue(cty.StringVal(s)).Bytes())
+}
+
+// stringValue returns an attribute's static string value.
+func stringValue(attr *hclsyntax.Attribute) (string, bool) {
+	v, diags := attr.Expr.Value(nil)
+	if diags.HasErrors() || v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+// setString makes the attribute hold want ("" removes it).
+func (p *patcher) setString(blk *hclsyntax.Block, name, want string, same func(have string) bool) {
+	attr := blk.Body.Attributes[name]
+	switch {
+	case attr == nil && want == "":
+	case attr == nil:
+		p.addAttr(blk, name+" = "+quoted(want))
+	case want == "":
+		p.removeAttr(attr)
+	default:
+		if have, ok := stringValue(attr); ok && (have == want || same != nil && same(have)) {
+			return
+		}
+		r := attr.Expr.Range()
+		p.add(r.Start.Byte, r.End.Byte, quoted(want))
+	}
+}
+
+func (p *patcher) removeAttr(attr *hclsyntax.Attribute) {
+	start, end := attr.SrcRange.Start.Byte, attr.SrcRange.End.Byte
+	ls, le := p.lineStart(start), p.lineEnd(end)
+	if isBlankLine(p.src[ls:start]) && isBlankLine(p.src[end:le]) {
+		start, end = ls, le
+	}
+	p.add(start, end, "")
+}
+
+// addAttr inserts a line before the block's closing brace.
+func (p *patcher) addAttr(blk *hclsyntax.Block, line string) {
+	brace := blk.CloseBraceRange.Start.Byte
+	ls := p.lineStart(brace)
+	if isBlankLine(p.src[ls:brace]) {
+		indent := string(p.src[ls:brace]) + "  "
+		p.add(ls, ls, indent+strings.ReplaceAll(line, "\n", "\n"+indent)+"\n")
+		return
+	}
+	p.add(brace, brace, "\n  "+strings.ReplaceAll(line, "\n", "\n  ")+"\n")
+}
+
+func (p *patcher) setHashes(blk *hclsyntax.Block, want []hash.Hash) {
+	want = normalizeHashes(slices.Clone(want))
+	attr := blk.Body.Attributes["hashes"]
+	if attr == nil {
+		if len(want) > 0 {
+			p.addAttr(blk, "hashes = "+hashListText(want, ""))
+		}
+		return
+	}
+	if len(want) == 0 {
+		p.removeAttr(attr)
+		return
+	}
+	if exprs, diags := hcl.ExprList(attr.Expr); !diags.HasErrors() {
+		var have []hash.Hash
+		for _, e := range exprs {
+			v, diags := e.Value(nil)
+			if diags.HasErrors() || v.IsNull() || v.Type() != cty.String {
+				have = nil
+				break
+			}
+			have = append(have, hash.Hash(v.AsString()))
+		}
+		if have != nil && slices.Equal(normalizeHashes(have), want) {
+			return
+		}
+	}
+	ls := p.lineStart(attr.SrcRange.Start.Byte)
+	indent := p.src[ls:attr.SrcRange.Start.Byte]
+	if !isBlankLine(indent) {
+		indent = []byte("  ")
+	}
+	r := attr.Expr.Range()
+	p.add(r.Start.Byte, r.End.Byte, hashListText(want, string(indent)))
+}
+
+// hashListText lays out a hash list one per line, indented below an
+// argument at the given indentation.
+func hashListText(hs []hash.Hash, indent string) string {
+	var b strings.Builder
+	b.WriteString("[\n")
+	for _, h := range hs {
+		b.WriteString(indent + "  " + quoted(string(h)) + ",\n")
+	}
+	b.WriteString(indent + "]")
+	return b.String()
+}
+
+func (p *patcher) patchProvider(blk *hclsyntax.Block, lock *ProviderLock) {
+	p.setString(blk, "version", lock.Version.String(), nil)
+	p.setString(blk, "constraints", canonicalConstraints(lock.Constraints, versions.ParseConstraints), func(have string) bool {
+		return canonicalConstraints(have, versions.ParseConstraints) == canonicalConstraints(lock.Constraints, versions.ParseConstraints)
+	})
+	p.setHashes(blk, lock.Hashes)
+}
+
+func (p *patcher) patchModule(blk *hclsyntax.Block, lock *ModuleLock) {
+	v := ""
+	if !lock.Version.IsZero() {
+		v = lock.Version.String()
+	}
+	p.setString(blk, "version", v, nil)
+	p.setString(blk, "source", lock.Source, nil)
+	p.setString(blk, "constraints", canonicalConstraints(lock.Constraints, versions.ParseModuleConstraints), func(have string) bool {
+		return canonicalConstraints(have, versions.ParseModuleConstraints) == canonicalConstraints(lock.Constraints, versions.ParseModuleConstraints)
+	})
+	p.setString(blk, "commit", lock.Commit, nil)
+	p.setString(blk, "digest", lock.Digest, nil)
+	p.setHashes(blk, lock.Hashes)
+}

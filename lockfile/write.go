@@ -1,0 +1,201 @@
+package lockfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+)
+
+const (
+	tofuHeaderLine      = `# This file is maintained automatically by "tofu init".`
+	terraformHeaderLine = `# This file is maintained automatically by "terraform init".`
+	headerSecondLine    = `# Manual edits may be lost in future updates.`
+)
+
+// String returns the first header line of the flavour.
+func (h Header) String() string {
+	if h == HeaderTerraform {
+		return terraformHeaderLine
+	}
+	return tofuHeaderLine
+}
+
+// Bytes returns the file in canonical form. For a file holding only
+// provider locks this is byte for byte what OpenTofu 1.12 writes (with the
+// file's header flavour); module locks and kept unknown items follow in the
+// canonical form the package documentation specifies.
+func (f *File) Bytes() []byte {
+	wf := hclwrite.NewEmptyFile()
+	body := wf.Body()
+	body.AppendUnstructuredTokens(hclwrite.Tokens{
+		{Type: hclsyntax.TokenComment, Bytes: []byte(f.header.String() + "\n")},
+		{Type: hclsyntax.TokenComment, Bytes: []byte(headerSecondLine + "\n")},
+	})
+	for p := range f.Providers() {
+		body.AppendNewline()
+		writeProvider(body, p)
+	}
+	for m := range f.Modules() {
+		body.AppendNewline()
+		writeModule(body, m)
+	}
+	for _, u := range f.unknown {
+		if u.Block {
+			body.AppendNewline()
+		}
+		writeUnknown(body, u)
+	}
+	return wf.Bytes()
+}
+
+func writeProvider(parent *hclwrite.Body, p *ProviderLock) {
+	body := parent.AppendNewBlock("provider", []string{p.Addr.String()}).Body()
+	body.SetAttributeValue("version", cty.StringVal(p.Version.String()))
+	if c := canonicalConstraints(p.Constraints, versions.ParseConstraints); c != "" {
+		body.SetAttributeValue("constraints", cty.StringVal(c))
+	}
+	if hs := normalizeHashes(p.Hashes); len(hs) > 0 {
+		body.SetAttributeRaw("hashes", hashListTokens(hs))
+	}
+	for _, u := range p.Unknown {
+		writeUnknown(body, u)
+	}
+}
+
+// writeModule writes a module block: version (if any), source,
+// constraints (if any), commit (if any), digest (if any), hashes (if any),
+// then kept unknown items.
+func writeModule(parent *hclwrite.Body, m *ModuleLock) {
+	body := parent.AppendNewBlock("module", []string{m.Path}).Body()
+	if !m.Version.IsZero() {
+		body.SetAttributeValue("version", cty.StringVal(m.Version.String()))
+	}
+	body.SetAttributeValue("source", cty.StringVal(m.Source))
+	if c := canonicalConstraints(m.Constraints, versions.ParseModuleConstraints); c != "" {
+		body.SetAttributeValue("constraints", cty.StringVal(c))
+	}
+	if m.Commit != "" {
+		body.SetAttributeValue("commit", cty.StringVal(m.Commit))
+	}
+	if m.Digest != "" {
+		body.SetAttributeValue("digest", cty.StringVal(m.Digest))
+	}
+	if hs := normalizeHashes(m.Hashes); len(hs) > 0 {
+		body.SetAttributeRaw("hashes", hashListTokens(hs))
+	}
+	for _, u := range m.Unknown {
+		writeUnknown(body, u)
+	}
+}
+
+// canonicalConstraints returns s in normalized form, or s itself if it does
+// not parse (so that nothing is lost; the parser will report it).
+func canonicalConstraints(s string, parse func(string) (versions.Constraints, error)) string {
+	if s == "" {
+		return ""
+	}
+	c, err := parse(s)
+	if err != nil {
+		return s
+	}
+	return c.String()
+}
+
+// hashListTokens lays out a hash list as OpenTofu does: the opening
+// bracket, then each hash on its own line with a trailing comma, then the
+// closing bracket.
+func hashListTokens(hs []hash.Hash) hclwrite.Tokens {
+	toks := hclwrite.Tokens{
+		{Type: hclsyntax.TokenOBrack, Bytes: []byte("[")},
+		{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")},
+	}
+	for _, h := range hs {
+		toks = append(toks, hclwrite.TokensForValue(cty.StringVal(string(h)))...)
+		toks = append(toks,
+			&hclwrite.Token{Type: hclsyntax.TokenComma, Bytes: []byte(",")},
+			&hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")},
+		)
+	}
+	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCBrack, Bytes: []byte("]")})
+}
+
+// writeUnknown writes back an item kept by a lenient parse.
+func writeUnknown(body *hclwrite.Body, u Unknown) {
+	if u.Block {
+		pf, diags := hclwrite.ParseConfig([]byte(u.Text+"\n"), "", hcl.InitialPos)
+		if !diags.HasErrors() {
+			body.AppendUnstructuredTokens(pf.BuildTokens(nil))
+		}
+		return
+	}
+	pf, diags := hclwrite.ParseConfig([]byte("x = "+u.Text+"\n"), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return
+	}
+	if a := pf.Body().GetAttribute("x"); a != nil {
+		body.SetAttributeRaw(u.Name, a.Expr().BuildTokens(nil))
+	}
+}
+
+// WriteFile writes f in canonical form to path atomically: it writes a
+// temporary file in the same directory, flushes it to stable storage, gives
+// it the mode of the file it replaces (0644 for a new file), and renames it
+// over path. If any step fails the previous file is left as it was and the
+// temporary file is removed.
+func WriteFile(path string, f *File) error {
+	return writeFileAtomic(path, f.Bytes())
+}
+
+func writeFileAtomic(path string, data []byte) (err error) {
+	mode := fs.FileMode(0o644)
+	if st, statErr := os.Stat(path); statErr == nil {
+		mode = st.Mode().Perm()
+	} else if !errors.Is(statErr, fs.ErrNotExist) {
+		return fmt.Errorf("writing lock file: %w", statErr)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing lock file %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("writing lock file %s: %w", path, err)
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("writing lock file %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("writing lock file %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("writing lock file %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing lock file %s: %w", path, err)
+	}
+	// Make the rename durable; not every platform can sync a directory.
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
