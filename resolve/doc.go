@@ -1,0 +1,57 @@
+// Package resolve reads dependency requirements from OpenTofu/Terraform
+// configuration and state, and chooses versions for them: one version per
+// provider for the whole module tree, one per remote module call, each with
+// an explanation.
+//
+// # Requirements
+//
+// A [Requirement] is a package (a provider address, or a module source), a
+// version constraint in the package's dialect (see resolve/versions) and an
+// [Origin]: the call path of the module that states it and the source range
+// of its version argument. [ReadModule] reads one module directory's ".tf",
+// ".tf.json", ".tofu" and ".tofu.json" files; [ReadTree] also follows
+// local module calls ("./x", "../x"). They understand:
+//
+//   - terraform { required_providers { ... } } in the object form
+//     (source, version, configuration_aliases) and the legacy string form
+//     (aws = "~> 1.0", source implied);
+//   - provider local names used without an entry (resource, data and
+//     ephemeral blocks by their type prefix, the provider meta-argument,
+//     provider blocks, module providers maps): implied
+//     DEFAULTHOST/hashicorp/NAME, with a warning ("terraform" means the
+//     built-in provider);
+//   - the deprecated version argument of provider blocks, with a warning;
+//   - module blocks (source, version); sources are parsed with
+//     source/address: a remote call's requirement names the canonical
+//     package address (registry host spelled out, git URL without ref,
+//     OCI repository), carries the git ref / OCI tag or digest that pins
+//     it, and the source its lock entry records ("//subdir" kept);
+//   - override files, which replace what they set.
+//
+// The default registry host is [ReadOptions].DefaultHost
+// (registry.opentofu.org unless said otherwise), never the address
+// library's own default. [StateRequirements] adds the providers that a
+// state's resources still use, as OpenTofu keeps them required.
+//
+// # Solving
+//
+// [Resolve] asks a [source.Lister] for the versions of each package, once
+// per package, concurrently, and picks:
+//
+//   - for a provider, the newest version that every constraint allows; the
+//     locked version if every constraint still allows it (unless an
+//     upgrade is asked); an error ([*LockedMismatchError]) if a constraint
+//     now forbids the locked version;
+//   - for a module call, the newest version its constraint allows, or the
+//     locked one; with Options.UnifyModules, one version per module source;
+//   - nothing for built-in providers, dev overrides, unmanaged providers
+//     and modules pinned by their source address.
+//
+// Failures are typed: [*ConflictError] (constraints that each allow some
+// version but not together; the message lists each constraint with its
+// origin and the available versions), [*NoMatchError], [*NoVersionsError],
+// [*UnknownPackageError] (wrapping [source.ErrNotFound]), [*ListError],
+// [*LockedMismatchError], [*LockedUnavailableError] and
+// [*BuiltinConstraintError]. [Selection.Explain] prints why each version
+// was picked; [Selection.Apply] writes the picks into a lock file.
+package resolve

@@ -1,0 +1,202 @@
+package resolve
+
+import (
+	"fmt"
+	"strings"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+)
+
+// ConflictError reports that no available version satisfies every
+// constraint on a package together, although each constraint alone
+// allows some version. It lists every constraint, where it came from, and
+// the versions that exist.
+type ConflictError struct {
+	Package source.Package
+	// Call is the module call path, for a module resolved on its own
+	// (empty for providers and for unified modules).
+	Call         string
+	Requirements []Requirement // those with a constraint, in a stable order
+	Available    []versions.Version
+}
+
+// Error implements error.
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("no version of %s satisfies all constraints: %s; available: %s",
+		packageName(e.Package, e.Call), constraintList(e.Requirements), versionList(e.Available))
+}
+
+// NoMatchError reports that a single requirement allows none of the
+// available versions of a package.
+type NoMatchError struct {
+	Package     source.Package
+	Call        string // module call path, or empty
+	Requirement Requirement
+	Available   []versions.Version
+}
+
+// Error implements error.
+func (e *NoMatchError) Error() string {
+	return fmt.Sprintf("no available version of %s matches the constraint: %s; available: %s",
+		packageName(e.Package, e.Call), constraintList([]Requirement{e.Requirement}), versionList(e.Available))
+}
+
+// NoVersionsError reports that the source knows a package but lists no
+// versions of it.
+type NoVersionsError struct {
+	Package      source.Package
+	Requirements []Requirement
+}
+
+// Error implements error.
+func (e *NoVersionsError) Error() string {
+	return fmt.Sprintf("%s has no published versions (required by %s)", display(e.Package), originList(e.Requirements))
+}
+
+// UnknownPackageError reports that the source does not know a package. It
+// wraps the source's error, which wraps [source.ErrNotFound].
+type UnknownPackageError struct {
+	Package      source.Package
+	Requirements []Requirement
+	Err          error
+}
+
+// Error implements error.
+func (e *UnknownPackageError) Error() string {
+	return fmt.Sprintf("unknown %s %s (required by %s): %v", packageKind(e.Package), display(e.Package), originList(e.Requirements), e.Err)
+}
+
+// Unwrap returns the source's error.
+func (e *UnknownPackageError) Unwrap() error { return e.Err }
+
+// ListError reports that asking the source for the versions of a package
+// failed for another reason than the package being unknown.
+type ListError struct {
+	Package source.Package
+	Err     error
+}
+
+// Error implements error.
+func (e *ListError) Error() string {
+	return fmt.Sprintf("listing the versions of %s: %v", display(e.Package), e.Err)
+}
+
+// Unwrap returns the source's error.
+func (e *ListError) Unwrap() error { return e.Err }
+
+// LockedMismatchError reports that the version of a provider in the lock
+// file is no longer allowed by the configured constraints. As OpenTofu, the
+// solver then asks for an explicit upgrade rather than choosing another
+// version silently.
+type LockedMismatchError struct {
+	Provider     tfaddr.Provider
+	Locked       versions.Version
+	Constraints  versions.Constraints // all constraints together
+	Requirements []Requirement
+}
+
+// Error implements error.
+func (e *LockedMismatchError) Error() string {
+	return fmt.Sprintf("locked provider %s %s does not match configured version constraint %s; must use tofu init -upgrade to allow selection of new versions (constraints: %s)",
+		e.Provider, e.Locked, e.Constraints, constraintList(e.Requirements))
+}
+
+// LockedUnavailableError reports that the locked version of a package is
+// no longer offered by the source.
+type LockedUnavailableError struct {
+	Package   source.Package
+	Call      string
+	Locked    versions.Version
+	Available []versions.Version
+}
+
+// Error implements error.
+func (e *LockedUnavailableError) Error() string {
+	return fmt.Sprintf("the previously-selected version %s of %s is no longer available; available: %s; use an upgrade to select another version",
+		e.Locked, packageName(e.Package, e.Call), versionList(e.Available))
+}
+
+// BuiltinConstraintError reports a version constraint on a built-in
+// provider (terraform.io/builtin/...), which has only the version built
+// into the program.
+type BuiltinConstraintError struct {
+	Provider    tfaddr.Provider
+	Requirement Requirement
+}
+
+// Error implements error.
+func (e *BuiltinConstraintError) Error() string {
+	return fmt.Sprintf("%s: built-in providers do not support explicit version constraints (%s requires %s)",
+		e.Provider, e.Requirement.Origin, e.Requirement.Constraints)
+}
+
+func packageKind(p source.Package) string {
+	if _, ok := p.(source.ModulePackage); ok {
+		return "module"
+	}
+	return "provider"
+}
+
+func packageName(p source.Package, call string) string {
+	if call != "" {
+		return fmt.Sprintf("module %q (%s)", call, display(p))
+	}
+	return fmt.Sprintf("%s %s", packageKind(p), display(p))
+}
+
+// display names a package in messages: a provider by its full address
+// (the host is never left out), a module by its source.
+func display(p source.Package) string {
+	switch p := p.(type) {
+	case source.ProviderPackage:
+		if p.Addr.IsZero() {
+			return "<no provider>"
+		}
+		return p.Addr.String()
+	case nil:
+		return "<no package>"
+	}
+	return p.ForDisplay()
+}
+
+func constraintList(reqs []Requirement) string {
+	parts := make([]string, 0, len(reqs))
+	for _, r := range reqs {
+		c := r.Constraints.String()
+		if c == "" {
+			c = "any version"
+		}
+		parts = append(parts, fmt.Sprintf("%s requires %s", r.Origin, c))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func originList(reqs []Requirement) string {
+	seen := map[string]bool{}
+	var parts []string
+	for _, r := range reqs {
+		s := r.Origin.String()
+		if !seen[s] {
+			seen[s] = true
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return "caller"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func versionList(vs []versions.Version) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.String()
+	}
+	return strings.Join(parts, " ")
+}

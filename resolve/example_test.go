@@ -1,0 +1,173 @@
+package resolve_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+)
+
+// staticLister is a fixed, in-memory [source.Lister]: versions by
+// package (a provider address or a module source).
+type staticLister map[string][]string
+
+func (l staticLister) Versions(_ context.Context, pkg source.Package) ([]source.Available, error) {
+	list, ok := l[pkg.String()]
+	if !ok {
+		return nil, &source.Error{Source: "example", Package: pkg, Err: source.ErrNotFound}
+	}
+	var out []source.Available
+	for _, s := range list {
+		v, err := versions.ParseModuleVersion(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, source.Available{Version: v})
+	}
+	return out, nil
+}
+
+const exampleConfig = `
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = ">= 5.0, < 6.0"
+    }
+  }
+}
+
+resource "random_id" "suffix" {
+  byte_length = 4
+}
+
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 5.1"
+}
+`
+
+// Read a module's configuration, resolve it against a lister and explain
+// each pick.
+func Example() {
+	mod, diags := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(exampleConfig)}}, "", resolve.ReadOptions{})
+	if diags.HasErrors() {
+		fmt.Println(diags)
+		return
+	}
+	lister := staticLister{
+		"registry.opentofu.org/hashicorp/aws":                 {"4.67.0", "5.0.0", "5.31.0", "6.0.0"},
+		"registry.opentofu.org/hashicorp/random":              {"3.5.1", "3.6.0"},
+		"registry.opentofu.org/terraform-aws-modules/vpc/aws": {"5.0.0", "5.1.2", "5.8.1", "6.0.0"},
+	}
+	sel, err := resolve.Resolve(context.Background(), mod.Requirements, lister, resolve.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := sel.Explain(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// provider registry.opentofu.org/hashicorp/aws 5.31.0: newest of 4 available versions allowed by >= 5.0.0, < 6.0.0
+	//   root module (main.tf:6) requires >= 5.0.0, < 6.0.0
+	//
+	// provider registry.opentofu.org/hashicorp/random 3.6.0: newest of 2 available versions allowed by any version
+	//   root module (main.tf:11) requires any version
+	//
+	// module "vpc" registry.opentofu.org/terraform-aws-modules/vpc/aws 5.8.1: newest of 4 available versions allowed by ~> 5.1
+	//   root module (main.tf:17) requires ~> 5.1
+}
+
+// A constraint conflict names every constraint, where it comes from, and
+// the versions that exist.
+func ExampleConflictError() {
+	app, _ := resolve.ReadFiles([]resolve.File{{Name: "modules/app/main.tf", Src: []byte(`
+terraform {
+  required_providers {
+    aws = { source = "hashicorp/aws", version = ">= 2.0.0" }
+  }
+}
+`)}}, "app", resolve.ReadOptions{})
+	utils, _ := resolve.ReadFiles([]resolve.File{{Name: "modules/utils/main.tf", Src: []byte(`
+terraform {
+  required_providers {
+    aws = { source = "hashicorp/aws", version = "< 2.0.0" }
+  }
+}
+`)}}, "utils", resolve.ReadOptions{})
+	reqs := append(app.Requirements, utils.Requirements...)
+	lister := staticLister{"registry.opentofu.org/hashicorp/aws": {"1.0.0", "1.4.2", "2.1.0"}}
+	_, err := resolve.Resolve(context.Background(), reqs, lister, resolve.Options{})
+	var conflict *resolve.ConflictError
+	if errors.As(err, &conflict) {
+		fmt.Println(len(conflict.Requirements), "constraints")
+	}
+	fmt.Println(err)
+	// Output:
+	// 2 constraints
+	// no version of provider registry.opentofu.org/hashicorp/aws satisfies all constraints: module "app" (modules/app/main.tf:4) requires >= 2.0.0; module "utils" (modules/utils/main.tf:4) requires < 2.0.0; available: 1.0.0 1.4.2 2.1.0
+}
+
+// Apply writes the picks into a lock file; a locked version that still
+// fits is kept, with its hashes.
+func ExampleSelection_Apply() {
+	old, err := lockfile.Parse([]byte(`# This file is maintained automatically by "tofu init".
+# Manual edits may be lost in future updates.
+
+provider "registry.opentofu.org/hashicorp/aws" {
+  version     = "5.0.0"
+  constraints = ">= 5.0.0"
+  hashes = [
+    "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+  ]
+}
+
+provider "registry.opentofu.org/hashicorp/null" {
+  version = "3.2.3"
+}
+`), ".terraform.lock.hcl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mod, _ := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(exampleConfig)}}, "", resolve.ReadOptions{})
+	lister := staticLister{
+		"registry.opentofu.org/hashicorp/aws":                 {"5.0.0", "5.31.0"},
+		"registry.opentofu.org/hashicorp/random":              {"3.6.0"},
+		"registry.opentofu.org/terraform-aws-modules/vpc/aws": {"5.8.1"},
+	}
+	sel, err := resolve.Resolve(context.Background(), mod.Requirements, lister, resolve.Options{Lock: old})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sel.Apply(old)
+	fmt.Print(string(old.Bytes()))
+	// Output:
+	// # This file is maintained automatically by "tofu init".
+	// # Manual edits may be lost in future updates.
+	//
+	// provider "registry.opentofu.org/hashicorp/aws" {
+	//   version     = "5.0.0"
+	//   constraints = ">= 5.0.0, < 6.0.0"
+	//   hashes = [
+	//     "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+	//   ]
+	// }
+	//
+	// provider "registry.opentofu.org/hashicorp/random" {
+	//   version = "3.6.0"
+	// }
+	//
+	// module "vpc" {
+	//   version     = "5.8.1"
+	//   source      = "registry.opentofu.org/terraform-aws-modules/vpc/aws"
+	//   constraints = "~> 5.1"
+	// }
+}

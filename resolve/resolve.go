@@ -1,0 +1,496 @@
+package resolve
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+)
+
+// Options tunes [Resolve]. The zero value resolves from scratch: no lock
+// file, no upgrade, nothing skipped.
+type Options struct {
+	// Lock holds the previous selections. Nil means no lock file.
+	Lock *lockfile.File
+	// Upgrade ignores every locked version: each package gets the newest
+	// version its constraints allow. Default false.
+	Upgrade bool
+	// UpgradeProviders ignores the locked versions of these providers
+	// only. Default: none.
+	UpgradeProviders []tfaddr.Provider
+	// UpgradeModules ignores the locked versions of these module calls and
+	// of the calls nested in them ("vpc" also upgrades "vpc.subnets").
+	// Default: none.
+	UpgradeModules []string
+	// DevOverrides lists providers that the CLI configuration's
+	// dev_overrides block serves from a local directory: they are never
+	// looked up and their lock entries are left as they are. Default: none.
+	DevOverrides []tfaddr.Provider
+	// Reattach is the value of TF_REATTACH_PROVIDERS: a JSON object keyed
+	// by provider address. Those providers are unmanaged, and treated like
+	// dev overrides. Default "" (none).
+	Reattach string
+	// DefaultHost is the registry host for addresses without one in
+	// Reattach. Default [DefaultRegistryHost].
+	DefaultHost string
+	// TranslatePredecessor carries a locked version of
+	// registry.terraform.io/hashicorp/X over to
+	// registry.opentofu.org/hashicorp/X when the lock file has no entry for
+	// the latter, as OpenTofu 1.12 does, provided that version is listed
+	// and allowed. Default false.
+	TranslatePredecessor bool
+	// UnifyModules makes every call of the same module source share one
+	// version, chosen against the constraints of all of them. Default
+	// false: each call is resolved on its own constraint.
+	UnifyModules bool
+	// Concurrency bounds how many packages are listed at the same time.
+	// If less than or equal to 0, a default (currently 8) is used.
+	Concurrency int
+}
+
+const defaultConcurrency = 8
+
+// Resolve picks one version for every provider and one for every remote
+// module call that reqs name, asking lister which versions exist.
+//
+// Providers: every requirement on a provider, wherever in the module tree
+// and the state it comes from, constrains one shared version: the newest
+// listed version that all constraints allow. A version in opts.Lock is
+// kept if every constraint still allows it, unless an upgrade is asked; a
+// locked version a constraint now forbids is a [*LockedMismatchError].
+// Built-in providers are never looked up and reject constraints
+// ([*BuiltinConstraintError]); dev overrides and unmanaged providers are
+// skipped.
+//
+// Modules: each call is resolved on its own constraint (see
+// Options.UnifyModules). A call pinned by its source string, or a remote
+// module other than a registry module without a version constraint, is
+// passed through with reason [Pinned].
+//
+// Resolve asks the lister about each package at most once, concurrently
+// across packages; it asks about locked packages too, so that a locked
+// version the source no longer offers is reported
+// ([*LockedUnavailableError]) before anything is fetched. It returns every problem it finds, joined
+// (errors.Join); match them with errors.As.
+func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts Options) (*Selection, error) {
+	unmanaged := map[tfaddr.Provider]bool{}
+	for _, p := range opts.DevOverrides {
+		unmanaged[p] = true
+	}
+	if opts.Reattach != "" {
+		host := cmp.Or(opts.DefaultHost, DefaultRegistryHost)
+		ps, err := ParseReattach(opts.Reattach, host)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			unmanaged[p] = true
+		}
+	}
+	lock := viewLock(opts.Lock)
+
+	// Group the requirements.
+	provReqs := map[tfaddr.Provider][]Requirement{}
+	modReqs := map[string][]Requirement{}
+	for i, r := range reqs {
+		switch p := r.Package.(type) {
+		case source.ProviderPackage:
+			if p.Addr.IsZero() {
+				return nil, fmt.Errorf("requirement %d (%s): provider package without an address", i, r.Origin)
+			}
+			provReqs[p.Addr] = append(provReqs[p.Addr], r)
+		case source.ModulePackage:
+			if r.Call == "" || p.Source == "" {
+				return nil, fmt.Errorf("requirement %d (%s): module requirement without a call path or source", i, r.Origin)
+			}
+			modReqs[r.Call] = append(modReqs[r.Call], r)
+		default:
+			return nil, fmt.Errorf("requirement %d (%s): no package", i, r.Origin)
+		}
+	}
+
+	// Decide what to list.
+	var toList []source.Package
+	for addr := range provReqs {
+		if !addr.IsBuiltIn() && !unmanaged[addr] {
+			toList = append(toList, source.ProviderPackage{Addr: addr})
+		}
+	}
+	var errs []error
+	calls := map[string]source.ModulePackage{}
+	listedSources := map[string]bool{}
+	for call, rs := range modReqs {
+		pkg := rs[0].Package.(source.ModulePackage)
+		for _, r := range rs[1:] {
+			if q := r.Package.(source.ModulePackage); q != pkg || r.LockSource != rs[0].LockSource {
+				errs = append(errs, fmt.Errorf("module %q: conflicting sources %s (%s) and %s (%s)", call, pkg.ForDisplay(), rs[0].Origin, q.ForDisplay(), r.Origin))
+			}
+		}
+		calls[call] = pkg
+		if moduleNeedsListing(pkg, rs) && !listedSources[pkg.Source] {
+			listedSources[pkg.Source] = true
+			toList = append(toList, source.ModulePackage{Source: pkg.Source})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.SortFunc(toList, func(a, b source.Package) int { return strings.Compare(a.String(), b.String()) })
+
+	listed, err := listAll(ctx, lister, toList, cmp.Or(max(opts.Concurrency, 0), defaultConcurrency))
+	if err != nil {
+		return nil, err
+	}
+
+	sel := &Selection{}
+	addrs := make([]tfaddr.Provider, 0, len(provReqs))
+	for a := range provReqs {
+		addrs = append(addrs, a)
+	}
+	slices.SortFunc(addrs, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+	for _, addr := range addrs {
+		rs := provReqs[addr]
+		sortRequirements(rs)
+		pick, err := pickProvider(addr, rs, listed, lock, unmanaged[addr], opts)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		sel.Providers = append(sel.Providers, pick)
+	}
+
+	callNames := make([]string, 0, len(calls))
+	for c := range calls {
+		callNames = append(callNames, c)
+		sortRequirements(modReqs[c])
+	}
+	slices.Sort(callNames)
+	unified := map[string]*unifiedPick{}
+	for _, call := range callNames {
+		pkg, rs := calls[call], modReqs[call]
+		pick := ModulePick{Call: call, Package: pkg, LockSource: cmp.Or(rs[0].LockSource, pkg.Source), Requirements: rs, Constraints: intersect(rs)}
+		if !listedSources[pkg.Source] {
+			pick.Reason = Pinned
+			sel.Modules = append(sel.Modules, pick)
+			continue
+		}
+		l := listed[source.ModulePackage{Source: pkg.Source}.String()]
+		if l.err != nil {
+			errs = append(errs, packageError(source.ModulePackage{Source: pkg.Source}, rs, l.err))
+			continue
+		}
+		if opts.UnifyModules {
+			u := unified[pkg.Source]
+			if u == nil {
+				u = unifyModule(pkg.Source, callNames, calls, modReqs, l.versions, lock, opts)
+				unified[pkg.Source] = u
+				if u.err != nil {
+					errs = append(errs, u.err)
+				}
+			}
+			if u.err != nil {
+				continue
+			}
+			pick.Package.Version = u.version
+			pick.Constraints = u.constraints
+			pick.Requirements = u.reqs
+			pick.Reason = u.reason
+			pick.Locked = lock.modules[call].version
+			if lock.modules[call].source != pick.LockSource {
+				pick.Locked = versions.Version{}
+			}
+			pick.Available = len(l.versions)
+			sel.Modules = append(sel.Modules, pick)
+			continue
+		}
+		if err := pickModule(&pick, l.versions, lock, opts); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		sel.Modules = append(sel.Modules, pick)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return sel, nil
+}
+
+// moduleNeedsListing reports whether a module call has a version to
+// resolve: not pinned by a ref, and either constrained or a registry
+// module (where no constraint means the newest version).
+func moduleNeedsListing(pkg source.ModulePackage, rs []Requirement) bool {
+	if pkg.Ref != "" {
+		return false
+	}
+	switch ClassifyModuleSource(pkg.Source) {
+	case ModuleSourceLocal:
+		return false
+	case ModuleSourceRegistry:
+		return true
+	}
+	return !intersect(rs).IsZero()
+}
+
+type listResult struct {
+	versions []versions.Version // ascending, no duplicates
+	err      error
+}
+
+// listAll asks lister about every package once, with at most limit calls in
+// flight. Results are keyed by Package.String().
+func listAll(ctx context.Context, lister source.Lister, pkgs []source.Package, limit int) (map[string]listResult, error) {
+	out := make(map[string]listResult, len(pkgs))
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(limit)
+	for _, pkg := range pkgs {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			av, err := lister.Versions(gctx, pkg)
+			var r listResult
+			if err != nil {
+				r.err = err
+			} else {
+				for _, a := range av {
+					if !a.Version.IsZero() {
+						r.versions = append(r.versions, a.Version)
+					}
+				}
+				versions.Sort(r.versions)
+				r.versions = slices.Compact(r.versions)
+			}
+			mu.Lock()
+			out[pkg.String()] = r
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// packageError turns a lister error into the solver's typed error.
+func packageError(pkg source.Package, rs []Requirement, err error) error {
+	if errors.Is(err, source.ErrNotFound) {
+		return &UnknownPackageError{Package: pkg, Requirements: rs, Err: err}
+	}
+	return &ListError{Package: pkg, Err: err}
+}
+
+// intersect returns the intersection of the requirements' constraints.
+func intersect(rs []Requirement) versions.Constraints {
+	var cs []versions.Constraints
+	for _, r := range rs {
+		if !r.Constraints.IsZero() {
+			cs = append(cs, r.Constraints)
+		}
+	}
+	if len(cs) == 0 {
+		return versions.Constraints{}
+	}
+	return versions.Intersect(cs...)
+}
+
+// noVersionError explains why nothing in vs satisfies c: the package has no
+// versions, one constraint alone matches nothing, or constraints conflict.
+func noVersionError(pkg source.Package, call string, rs []Requirement, vs []versions.Version) error {
+	if len(vs) == 0 {
+		return &NoVersionsError{Package: pkg, Requirements: rs}
+	}
+	var constrained []Requirement
+	for _, r := range rs {
+		if !r.Constraints.IsZero() {
+			constrained = append(constrained, r)
+		}
+	}
+	for _, r := range constrained {
+		if _, ok := versions.Newest(vs, r.Constraints); !ok {
+			return &NoMatchError{Package: pkg, Call: call, Requirement: r, Available: vs}
+		}
+	}
+	if len(constrained) == 0 {
+		// Only pre-releases exist, and nothing asks for one.
+		return &NoMatchError{Package: pkg, Call: call, Requirement: rs[0], Available: vs}
+	}
+	return &ConflictError{Package: pkg, Call: call, Requirements: constrained, Available: vs}
+}
+
+func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]listResult, lock lockView, unmanaged bool, opts Options) (ProviderPick, error) {
+	pick := ProviderPick{Addr: addr, Requirements: rs, Constraints: intersect(rs)}
+	pkg := source.ProviderPackage{Addr: addr}
+	switch {
+	case addr.IsBuiltIn():
+		for _, r := range rs {
+			if !r.Constraints.IsZero() {
+				return pick, &BuiltinConstraintError{Provider: addr, Requirement: r}
+			}
+		}
+		pick.Reason = Builtin
+		return pick, nil
+	case unmanaged:
+		pick.Reason = Unmanaged
+		pick.Locked = lock.providers[addr]
+		return pick, nil
+	}
+	l := listed[pkg.String()]
+	if l.err != nil {
+		return pick, packageError(pkg, rs, l.err)
+	}
+	vs := l.versions
+	pick.Available = len(vs)
+	upgrade := opts.Upgrade || slices.Contains(opts.UpgradeProviders, addr)
+	locked, ok := lock.providers[addr]
+	pick.Locked = locked
+	if !upgrade && ok {
+		if !pick.Constraints.Allows(locked) {
+			return pick, &LockedMismatchError{Provider: addr, Locked: locked, Constraints: pick.Constraints, Requirements: rs}
+		}
+		if !slices.Contains(vs, locked) {
+			return pick, &LockedUnavailableError{Package: pkg, Locked: locked, Available: vs}
+		}
+		pick.Version, pick.Reason = locked, Locked
+		return pick, nil
+	}
+	if !upgrade && !ok && opts.TranslatePredecessor {
+		if pred, isPred := predecessor(addr); isPred {
+			if v, ok := lock.providers[pred]; ok && pick.Constraints.Allows(v) && slices.Contains(vs, v) {
+				pick.Version, pick.Reason, pick.Locked = v, Translated, v
+				return pick, nil
+			}
+		}
+	}
+	v, found := versions.Newest(vs, pick.Constraints)
+	if !found {
+		return pick, noVersionError(pkg, "", rs, vs)
+	}
+	pick.Version, pick.Reason = v, Newest
+	if upgrade {
+		pick.Reason = Upgraded
+	}
+	return pick, nil
+}
+
+// predecessor returns registry.terraform.io/hashicorp/X for
+// registry.opentofu.org/hashicorp/X.
+func predecessor(addr tfaddr.Provider) (tfaddr.Provider, bool) {
+	if addr.Hostname.ForDisplay() != DefaultRegistryHost || addr.Namespace != "hashicorp" {
+		return tfaddr.Provider{}, false
+	}
+	p := addr
+	p.Hostname = tfaddr.DefaultProviderRegistryHost
+	return p, true
+}
+
+func upgradeModule(call string, opts Options) bool {
+	if opts.Upgrade {
+		return true
+	}
+	for _, u := range opts.UpgradeModules {
+		if call == u || strings.HasPrefix(call, u+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func pickModule(pick *ModulePick, vs []versions.Version, lock lockView, opts Options) error {
+	pick.Available = len(vs)
+	pkg := source.ModulePackage{Source: pick.Package.Source}
+	upgrade := upgradeModule(pick.Call, opts)
+	lm, ok := lock.modules[pick.Call]
+	sameSource := ok && lm.source == pick.LockSource && !lm.version.IsZero()
+	if sameSource {
+		pick.Locked = lm.version
+	}
+	if !upgrade && sameSource && pick.Constraints.Allows(lm.version) {
+		if !slices.Contains(vs, lm.version) {
+			return &LockedUnavailableError{Package: pkg, Call: pick.Call, Locked: lm.version, Available: vs}
+		}
+		pick.Package.Version, pick.Reason = lm.version, Locked
+		return nil
+	}
+	v, found := versions.Newest(vs, pick.Constraints)
+	if !found {
+		return noVersionError(pkg, pick.Call, pick.Requirements, vs)
+	}
+	pick.Package.Version = v
+	switch {
+	case upgrade:
+		pick.Reason = Upgraded
+	case ok:
+		pick.Reason = Relocked
+	default:
+		pick.Reason = Newest
+	}
+	return nil
+}
+
+type unifiedPick struct {
+	version     versions.Version
+	constraints versions.Constraints
+	reqs        []Requirement
+	reason      Reason
+	err         error
+}
+
+// unifyModule chooses one version for every listed call of src.
+func unifyModule(src string, callNames []string, calls map[string]source.ModulePackage, modReqs map[string][]Requirement, vs []versions.Version, lock lockView, opts Options) *unifiedPick {
+	u := &unifiedPick{}
+	var group []string
+	for _, c := range callNames {
+		if calls[c].Source == src && calls[c].Ref == "" {
+			group = append(group, c)
+			u.reqs = append(u.reqs, modReqs[c]...)
+		}
+	}
+	sortRequirements(u.reqs)
+	u.constraints = intersect(u.reqs)
+	upgrade := false
+	var locked versions.Version
+	allLocked := true
+	for _, c := range group {
+		upgrade = upgrade || upgradeModule(c, opts)
+		lm, ok := lock.modules[c]
+		if !ok || lm.source != cmp.Or(modReqs[c][0].LockSource, src) || lm.version.IsZero() || (!locked.IsZero() && lm.version != locked) {
+			allLocked = false
+			continue
+		}
+		locked = lm.version
+	}
+	if !upgrade && allLocked && !locked.IsZero() && u.constraints.Allows(locked) && slices.Contains(vs, locked) {
+		u.version, u.reason = locked, Locked
+		return u
+	}
+	v, found := versions.Newest(vs, u.constraints)
+	if !found {
+		u.err = noVersionError(source.ModulePackage{Source: src}, "", u.reqs, vs)
+		return u
+	}
+	u.version = v
+	switch {
+	case upgrade:
+		u.reason = Upgraded
+	case !locked.IsZero():
+		u.reason = Relocked
+	default:
+		u.reason = Newest
+	}
+	return u
+}

@@ -1,0 +1,156 @@
+package resolve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/source"
+)
+
+// StateError reports a state file that cannot be read for its providers.
+type StateError struct {
+	Filename string
+	Err      error
+}
+
+// Error implements error.
+func (e *StateError) Error() string {
+	if e.Filename == "" {
+		return "state: " + e.Err.Error()
+	}
+	return e.Filename + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *StateError) Unwrap() error { return e.Err }
+
+// ReadStateFile reads a state file (format version 4, as OpenTofu and
+// Terraform 0.12+ write it) and returns one requirement, without a
+// constraint, for each provider its resources use. See [StateRequirements].
+func ReadStateFile(path string) ([]Requirement, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &StateError{Filename: path, Err: err}
+	}
+	return StateRequirements(src, path)
+}
+
+// StateRequirements returns one requirement per provider that the
+// resources of the state src use (resources[].provider, such as
+// `provider["registry.opentofu.org/hashicorp/aws"]`), without a constraint
+// and with a state origin. As in OpenTofu, such a provider stays required,
+// and locked, after its last mention leaves the configuration. filename is
+// used in origins and errors. The addresses in a state are always fully
+// qualified. An empty src (no state yet) has no requirements.
+func StateRequirements(src []byte, filename string) ([]Requirement, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, nil
+	}
+	var st struct {
+		Version   *int `json:"version"`
+		Resources []struct {
+			Provider string `json:"provider"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(src, &st); err != nil {
+		return nil, &StateError{Filename: filename, Err: fmt.Errorf("not a valid state file: %w", err)}
+	}
+	if st.Version == nil {
+		return nil, &StateError{Filename: filename, Err: fmt.Errorf("not a state file: no format version")}
+	}
+	if *st.Version != 4 {
+		return nil, &StateError{Filename: filename, Err: fmt.Errorf("state format version %d is not supported; only version 4 is (run tofu once to upgrade the state)", *st.Version)}
+	}
+	var addrs []tfaddr.Provider
+	for i, r := range st.Resources {
+		addr, err := parseStateProvider(r.Provider)
+		if err != nil {
+			return nil, &StateError{Filename: filename, Err: fmt.Errorf("resources[%d]: %w", i, err)}
+		}
+		addrs = append(addrs, addr)
+	}
+	reqs := ProviderRequirements(addrs, Origin{State: true, Range: hcl.Range{Filename: filename}})
+	return reqs, nil
+}
+
+// parseStateProvider parses a resource's provider configuration address:
+// [module.NAME.]...provider["HOST/NAMESPACE/TYPE"][.ALIAS].
+func parseStateProvider(s string) (tfaddr.Provider, error) {
+	const open = `provider["`
+	i := strings.Index(s, open)
+	if i < 0 {
+		return tfaddr.Provider{}, fmt.Errorf("invalid provider configuration address %q: want provider[\"HOST/NAMESPACE/TYPE\"]", s)
+	}
+	rest := s[i+len(open):]
+	j := strings.Index(rest, `"]`)
+	if j < 0 {
+		return tfaddr.Provider{}, fmt.Errorf("invalid provider configuration address %q: no closing \"]", s)
+	}
+	addr := rest[:j]
+	if strings.Count(addr, "/") != 2 {
+		return tfaddr.Provider{}, fmt.Errorf("invalid provider configuration address %q: the provider address must be fully qualified", s)
+	}
+	p, err := ParseProviderSource(addr, "")
+	if err != nil {
+		return tfaddr.Provider{}, fmt.Errorf("invalid provider configuration address %q: %w", s, err)
+	}
+	return p, nil
+}
+
+// ProviderRequirements returns one requirement without a constraint for
+// each distinct provider of addrs, sorted by address, all with the given
+// origin: the way for a caller to say "these providers stay required" (for
+// instance the providers of a state it read itself).
+func ProviderRequirements(addrs []tfaddr.Provider, origin Origin) []Requirement {
+	addrs = slices.DeleteFunc(slices.Clone(addrs), tfaddr.Provider.IsZero)
+	slices.SortFunc(addrs, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+	addrs = slices.Compact(addrs)
+	reqs := make([]Requirement, 0, len(addrs))
+	for _, a := range addrs {
+		reqs = append(reqs, Requirement{Package: source.ProviderPackage{Addr: a}, Origin: origin})
+	}
+	return reqs
+}
+
+// ReattachError reports an invalid TF_REATTACH_PROVIDERS value.
+type ReattachError struct {
+	Err error
+}
+
+// Error implements error.
+func (e *ReattachError) Error() string { return "invalid TF_REATTACH_PROVIDERS: " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *ReattachError) Unwrap() error { return e.Err }
+
+// ParseReattach parses the value of TF_REATTACH_PROVIDERS, a JSON object
+// whose keys are provider addresses and whose values describe how to reach
+// an already-running provider, and returns the addresses, sorted. Keys
+// without a host name are on defaultHost (default [DefaultRegistryHost]).
+// Each value must be a JSON object; its contents are not examined.
+func ParseReattach(s, defaultHost string) ([]tfaddr.Provider, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, &ReattachError{Err: err}
+	}
+	var out []tfaddr.Provider
+	for k, v := range m {
+		p, err := ParseProviderSource(k, defaultHost)
+		if err != nil {
+			return nil, &ReattachError{Err: fmt.Errorf("key %q: %w", k, err)}
+		}
+		if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' {
+			return nil, &ReattachError{Err: fmt.Errorf("key %q: the value must be an object", k)}
+		}
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+	return out, nil
+}
