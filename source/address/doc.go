@@ -1,0 +1,59 @@
+// Package address parses the source addresses of OpenTofu module calls and
+// provider requirements, with OpenTofu's rules, and gives each a canonical
+// form for the lock file.
+//
+// # Module sources
+//
+// [ParseModuleSource] reads the "source" argument of a module block the way
+// OpenTofu's addrs.ParseModuleSource does, and returns one of three types
+// (a closed set, see [ModuleSource]):
+//
+//   - [Local]: a path starting with "./" or "../" (or ".\" and "..\", which
+//     are normalised to forward slashes). Local modules belong to their
+//     caller's package and are never locked.
+//   - [Registry]: "NAMESPACE/NAME/SYSTEM" or "HOST/NAMESPACE/NAME/SYSTEM",
+//     optionally followed by "//SUBDIR". A missing host is
+//     [Options.DefaultRegistryHost] (registry.opentofu.org unless set),
+//     never the terraform-registry-address library's own default.
+//   - [Remote]: everything else, in go-getter's syntax: an optional forced
+//     getter ("git::", "hg::", "s3::", "gcs::", "http::", "https::",
+//     "file::"), a URL, an optional "//SUBDIR" and query arguments. The
+//     go-getter detectors OpenTofu uses are applied as string rewrites:
+//     "github.com/ORG/REPO" and "bitbucket.org/ORG/REPO" become
+//     "git::https://HOST/ORG/REPO.git", scp-like "git@HOST:PATH" becomes
+//     "git::ssh://git@HOST/PATH", S3 and GCS host names gain their getter,
+//     and absolute file system paths become "file://" URLs. "oci://HOST/REPO"
+//     addresses OpenTofu's OCI module packages, with the "tag" (default
+//     "latest") or "digest" argument.
+//
+// As in OpenTofu, a string is a registry address only if it parses as one;
+// anything else is tried as a remote address. Unlike OpenTofu, which leaves
+// some malformed remote addresses to fail during installation, this package
+// rejects at parse time what can never be installed: an empty URL after a
+// forced getter, an unknown getter, a malformed "ref", "depth" or "sshkey"
+// argument of a git address, and the malformed OCI addresses OpenTofu's OCI
+// getter rejects (with OpenTofu's error texts).
+//
+// # Canonical forms
+//
+// String returns the address as OpenTofu prints it after parsing (the
+// go-getter "detected" form, with any subdirectory before the query).
+// Package returns the package address without subdirectory and without the
+// arguments that select a revision (git "ref", OCI "tag" and "digest"): the
+// value of source.ModulePackage.Source, from which a fetcher can fetch (git
+// "depth" and "sshkey" stay). LockSource is the "source" attribute of a
+// module block in the lock file: Package without git's download options
+// (so that a private key is never written) and with "//SUBDIR".
+//
+// Credentials embedded in a URL ("https://user:token@host/...") are kept in
+// String and Package, because a fetcher needs them; [Redact] removes them,
+// and every error of this package is already redacted.
+//
+// # Provider sources
+//
+// [ParseProviderSource] reads a provider source address ("hashicorp/aws",
+// "example.com/ns/type") with terraform-registry-address, and sets the host
+// to [Options.DefaultRegistryHost] when none is given. [Provider.Kind] tells
+// ordinary providers from the built-in ("terraform.io/builtin/NAME") and
+// legacy ("-/NAME") ones.
+package address

@@ -1,0 +1,52 @@
+// Package git is a module source for git repositories: versions are the
+// repository's semver tags, and a package is the tree of one commit.
+//
+// It runs the git binary, as cmd/go does, with GIT_TERMINAL_PROMPT=0 and,
+// by default, without the user's or the system's git configuration (see
+// [Options.UserConfig]), so that results do not depend on the machine.
+//
+// # Versions
+//
+// [Source.Versions] runs "git ls-remote --tags" (nothing is cloned). Tags
+// that are strict semantic versions, with or without a "v" prefix, are
+// versions ("v1.2.0" and "1.2.0"; not "1.2" or "release-1"); annotated tags
+// are peeled to their commit. Each [source.Available] has Ref set to the tag
+// name and Pin to the commit. When both "v1.2.0" and "1.2.0" exist, "v1.2.0"
+// is used.
+//
+// # Fetching
+//
+// [Source.Fetch] takes a [source.ModulePackage] whose Source is a git
+// address (see package address) and:
+//   - with Version set, fetches the tag of that version;
+//   - with Ref set (a branch, tag or commit; no Version), resolves it to a
+//     commit and fetches that;
+//   - with neither, fetches the remote's default branch (HEAD).
+//
+// When Pin is set (the commit the lock file recorded), the tag or ref must
+// still point to it, else Fetch fails with a [*MovedTagError]. Only the
+// needed commit is fetched, shallowly ("--depth 1", or the address's
+// "depth") where the server allows it, falling back to a full fetch.
+// Submodules are checked out recursively, as OpenTofu does. The result has
+// no ".git"; Fetched.Hashes holds its h1: and Fetched.Pin the commit.
+//
+// A version constraint together with a "ref" argument is a contradiction:
+// [Validate] reports it. [Source.Select] picks the newest tag allowed by a
+// constraint, and its [*NoMatchingTagError] lists the tags it saw.
+//
+// # Cache
+//
+// With [Options.CacheDir] set, clones are kept in bare repositories under
+// that directory, each named by the SHA-256 of its URL without credentials,
+// and tag lists are recorded beside them. A locked version whose tag was
+// deleted upstream then still installs from the cache, with a warning, when
+// the commit recorded for the tag matches the lock's. The caller compares
+// Fetched.Hashes with the lock as for any package.
+//
+// # Credentials
+//
+// Credentials in URLs are passed to git but never appear in errors, events
+// or warnings: every message goes through address.Redact. An "sshkey"
+// argument (a base64 private key, as go-getter takes it) is written to a
+// mode-0600 temporary file for GIT_SSH_COMMAND and removed afterwards.
+package git

@@ -1,0 +1,63 @@
+package git
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrGitNotFound is wrapped by the error returned when the git executable
+// cannot be found or run.
+var ErrGitNotFound = errors.New("git executable not found")
+
+// ErrRefWithVersion is returned by [Validate] for a git source that has a
+// "ref" argument and a version constraint too.
+var ErrRefWithVersion = errors.New(`a git module source with a "ref" argument cannot have a version constraint`)
+
+// MovedTagError reports that a tag (or ref) now points at another commit
+// than the one the lock file recorded.
+type MovedTagError struct {
+	Source string // the package address, without credentials
+	Ref    string // the tag, branch or "HEAD"
+	Locked string // the commit in the lock file
+	Now    string // the commit the ref points to now
+}
+
+func (e *MovedTagError) Error() string {
+	return fmt.Sprintf("%s: %q now points to commit %s, but the lock file records commit %s: the tag was moved; if that is expected, upgrade the module to record the new commit", e.Source, e.Ref, e.Now, e.Locked)
+}
+
+// NoMatchingTagError reports that no tag of a repository is a version
+// allowed by a constraint. Tags lists every tag seen, semver or not.
+type NoMatchingTagError struct {
+	Source      string   // the package address, without credentials
+	Constraints string   // the constraint, as written canonically
+	Tags        []string // the tags seen, sorted
+}
+
+func (e *NoMatchingTagError) Error() string {
+	tags := "none"
+	if len(e.Tags) > 0 {
+		tags = strings.Join(e.Tags, ", ")
+	}
+	return fmt.Sprintf("%s: no tag matches the version constraint %q; tags seen: %s", e.Source, e.Constraints, tags)
+}
+
+// CommandError is a git command that failed. Args and Stderr have their
+// credentials removed.
+type CommandError struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *CommandError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+// Unwrap returns the cause (usually an *exec.ExitError or a context error).
+func (e *CommandError) Unwrap() error { return e.Err }

@@ -1,0 +1,336 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
+)
+
+// target is what to fetch: a ref name to ask the server for (empty for a
+// commit ID), the commit expected, and whether only the cache may be used.
+type target struct {
+	ref       string // "refs/tags/v1.0.0", "refs/heads/main", "HEAD" or ""
+	display   string // the tag or ref as the user knows it
+	commit    string // full commit ID, or an abbreviation when ref is ""
+	cacheOnly bool
+}
+
+// Fetch brings the package to dir. See the package documentation.
+func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	m, r, err := remoteOf(pkg)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, errorf(m, err)
+	}
+	if !m.Version.IsZero() && m.Ref != "" {
+		return nil, errorf(m, ErrRefWithVersion)
+	}
+	source.Emit(s.opts.Events, source.Event{Kind: source.EventFetchStarted, Package: redacted(m)})
+	t, err := s.resolve(ctx, m, r)
+	if err != nil {
+		return nil, errorf(m, err)
+	}
+	commit, err := s.export(ctx, m, r, t, dir)
+	if err != nil {
+		return nil, errorf(m, err)
+	}
+	h1, err := hash.Options{Module: true}.H1Dir(ctx, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, errorf(m, err)
+	}
+	source.Emit(s.opts.Events, source.Event{Kind: source.EventFetchDone, Package: redacted(m), Detail: "commit " + commit})
+	return &source.Fetched{
+		Package:  pkg,
+		Dir:      dir,
+		Location: address.Redact(r.URL),
+		Hashes:   []hash.Hash{h1},
+		Pin:      commit,
+	}, nil
+}
+
+// resolve finds the commit to fetch and checks it against the pin.
+func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.Remote) (target, error) {
+	pkgName := address.Redact(r.LockSource())
+	moved := func(t target) error {
+		if m.Pin != "" && t.commit != m.Pin {
+			return &MovedTagError{Source: pkgName, Ref: t.display, Locked: m.Pin, Now: t.commit}
+		}
+		return nil
+	}
+	switch {
+	case !m.Version.IsZero():
+		tags, err := s.listTags(ctx, r)
+		if err != nil {
+			return target{}, err
+		}
+		for _, a := range availableFrom(tags) {
+			if a.Version == m.Version {
+				t := target{ref: "refs/tags/" + a.Ref, display: a.Ref, commit: a.Pin}
+				return t, moved(t)
+			}
+		}
+		// The tag may have been deleted upstream: the cache can still
+		// provide the locked commit.
+		if s.opts.CacheDir != "" && m.Pin != "" {
+			for name, commit := range s.readTags(r).Tags {
+				if v, ok := tagVersion(name); ok && v == m.Version && commit == m.Pin && s.cachedCommit(ctx, r, commit) {
+					s.warn("%s: tag %q of version %s no longer exists upstream; installing the locked commit %s from the cache", pkgName, name, m.Version, commit)
+					return target{display: name, commit: commit, cacheOnly: true}, nil
+				}
+			}
+		}
+		names := make([]string, len(tags))
+		for i, t := range tags {
+			names[i] = t.name
+		}
+		return target{}, fmt.Errorf("%w: no tag for version %s (tags seen: %s)", source.ErrVersionNotFound, m.Version, strings.Join(names, ", "))
+	case m.Ref != "":
+		refs, err := s.lsRemote(ctx, r)
+		if err != nil {
+			return target{}, err
+		}
+		for _, name := range []string{"refs/tags/" + m.Ref, "refs/heads/" + m.Ref, m.Ref} {
+			if c, ok := refs[name]; ok && strings.HasPrefix(name, "refs/") || ok && name == "HEAD" {
+				t := target{ref: name, display: m.Ref, commit: c}
+				return t, moved(t)
+			}
+		}
+		if isHex(m.Ref) && len(m.Ref) >= 4 {
+			t := target{display: m.Ref, commit: m.Ref}
+			if m.Pin != "" && !strings.HasPrefix(m.Pin, m.Ref) {
+				return target{}, &MovedTagError{Source: pkgName, Ref: m.Ref, Locked: m.Pin, Now: m.Ref}
+			}
+			return t, nil
+		}
+		return target{}, fmt.Errorf("%w: no branch, tag or commit %q", source.ErrVersionNotFound, m.Ref)
+	default:
+		refs, err := s.lsRemote(ctx, r)
+		if err != nil {
+			return target{}, err
+		}
+		c, ok := refs["HEAD"]
+		if !ok {
+			return target{}, fmt.Errorf("%w: the repository has no default branch (HEAD)", source.ErrVersionNotFound)
+		}
+		t := target{ref: "HEAD", display: "HEAD", commit: c}
+		return t, moved(t)
+	}
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// cachedCommit reports whether the cached clone holds commit.
+func (s *Source) cachedCommit(ctx context.Context, r address.Remote, commit string) bool {
+	bare := filepath.Join(s.cacheDir(r), "repo.git")
+	if _, err := os.Stat(bare); err != nil {
+		return false
+	}
+	run, err := s.newRunner("", false)
+	if err != nil {
+		return false
+	}
+	defer run.close()
+	_, err = run.run(ctx, bare, "cat-file", "-e", commit+"^{commit}")
+	return err == nil
+}
+
+// export checks the commit out into dir, without .git, and returns the
+// full commit ID. On error dir is left as it was.
+func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.Remote, t target, dir string) (string, error) {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return "", fmt.Errorf("target directory %s is not empty", dir)
+	}
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	work, err := os.MkdirTemp(parent, ".tflock-git-*")
+	if err != nil {
+		return "", err
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(work)
+		}
+	}()
+	allowFile := strings.HasPrefix(r.URL, "file:") || filepath.IsAbs(r.URL)
+	run, err := s.newRunner(r.SSHKey, allowFile)
+	if err != nil {
+		return "", err
+	}
+	defer run.close()
+	if _, err := run.run(ctx, work, "init", "-q"); err != nil {
+		return "", err
+	}
+	if _, err := run.run(ctx, work, "remote", "add", "origin", r.URL); err != nil {
+		return "", err
+	}
+	from := "origin"
+	var commit string
+	if s.opts.CacheDir != "" {
+		c, err := s.fillCache(ctx, run, r, t, m)
+		if err != nil {
+			return "", err
+		}
+		commit = c
+		from = filepath.Join(s.cacheDir(r), "repo.git")
+		if _, err := run.run(ctx, work, "fetch", "-q", "--no-tags", from, "refs/tflock/"+commit); err != nil {
+			return "", err
+		}
+	} else {
+		commit, err = fetchInto(ctx, run, work, from, t, r.Depth)
+		if err != nil {
+			return "", err
+		}
+	}
+	if _, err := run.run(ctx, work, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", commit); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(work, ".gitmodules")); err == nil {
+		args := []string{"submodule", "update", "--init", "--recursive"}
+		if r.Depth > 0 {
+			args = append(args, "--depth", strconv.Itoa(r.Depth))
+		}
+		if _, err := run.run(ctx, work, args...); err != nil {
+			return "", err
+		}
+	}
+	if err := removeGitDirs(work); err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	if err := os.Rename(work, dir); err != nil {
+		return "", err
+	}
+	done = true
+	return commit, nil
+}
+
+// fillCache makes sure the cached bare clone holds the target commit under
+// refs/tflock/COMMIT and returns the full commit ID.
+func (s *Source) fillCache(ctx context.Context, run *runner, r address.Remote, t target, m source.ModulePackage) (string, error) {
+	key := cacheKey(r)
+	defer s.lock(key)()
+	bare := filepath.Join(s.opts.CacheDir, key, "repo.git")
+	if _, err := os.Stat(filepath.Join(bare, "HEAD")); err != nil {
+		if err := os.MkdirAll(bare, 0o755); err != nil {
+			return "", err
+		}
+		if _, err := run.run(ctx, bare, "init", "-q", "--bare"); err != nil {
+			return "", err
+		}
+	}
+	if isCommitID(t.commit) {
+		if _, err := run.run(ctx, bare, "rev-parse", "-q", "--verify", "refs/tflock/"+t.commit); err == nil {
+			source.Emit(s.opts.Events, source.Event{Kind: source.EventCacheHit, Package: redacted(m), Detail: "commit " + t.commit})
+			return t.commit, nil
+		}
+	}
+	if t.cacheOnly {
+		if _, err := run.run(ctx, bare, "update-ref", "refs/tflock/"+t.commit, t.commit); err != nil {
+			return "", err
+		}
+		return t.commit, nil
+	}
+	commit, err := fetchInto(ctx, run, bare, r.URL, t, r.Depth)
+	if err != nil {
+		return "", err
+	}
+	if _, err := run.run(ctx, bare, "update-ref", "refs/tflock/"+commit, commit); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
+
+// fetchInto fetches the target commit from remote into the repository at
+// repo: shallow by ref name or commit ID first, a full fetch if the server
+// refuses. It checks that the ref still gives the expected commit and
+// returns the full commit ID.
+func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, depth int) (string, error) {
+	if depth <= 0 {
+		depth = 1
+	}
+	want := t.ref
+	if want == "" {
+		want = t.commit
+	}
+	_, err := run.run(ctx, repo, "fetch", "-q", "--no-tags", "--depth", strconv.Itoa(depth), remote, want)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", err
+		}
+		// The server may refuse a shallow fetch or a commit ID: fetch
+		// everything.
+		if _, err2 := run.run(ctx, repo, "fetch", "-q", "--no-tags", remote, "+refs/heads/*:refs/tflock-all/heads/*", "+refs/tags/*:refs/tflock-all/tags/*"); err2 != nil {
+			return "", err
+		}
+		out, err := run.run(ctx, repo, "rev-parse", "-q", "--verify", t.commit+"^{commit}")
+		if err != nil {
+			return "", fmt.Errorf("%w: commit %s not found", source.ErrVersionNotFound, t.commit)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	out, err := run.run(ctx, repo, "rev-parse", "-q", "--verify", "FETCH_HEAD^{commit}")
+	if err != nil {
+		return "", err
+	}
+	got := strings.TrimSpace(string(out))
+	if t.ref != "" && got != t.commit {
+		return "", &MovedTagError{Source: address.Redact(remote), Ref: t.display, Locked: t.commit, Now: got}
+	}
+	if t.ref == "" && !strings.HasPrefix(got, t.commit) {
+		return "", fmt.Errorf("%w: commit %s not found", source.ErrVersionNotFound, t.commit)
+	}
+	return got, nil
+}
+
+// removeGitDirs removes every ".git" directory or file (submodules have a
+// ".git" file) under root.
+func removeGitDirs(root string) error {
+	var found []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == ".git" {
+			found = append(found, p)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range found {
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,285 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
+)
+
+// Options configures a [Source]. The zero value works: git from PATH, no
+// cache, the machine's git configuration ignored, warnings discarded.
+type Options struct {
+	// GitPath is the git executable. Default: "git", looked up in PATH.
+	GitPath string
+	// CacheDir holds cached clones and tag lists. Default "": no cache;
+	// every Fetch clones afresh into a temporary directory.
+	CacheDir string
+	// UserConfig makes git read the user's and the system's configuration
+	// (credential helpers, url.<base>.insteadOf). Default false: git runs
+	// with GIT_CONFIG_NOSYSTEM=1 and GIT_CONFIG_GLOBAL set to the null
+	// device, so results do not depend on the machine.
+	UserConfig bool
+	// Warn receives warnings, such as a locked tag that was deleted
+	// upstream and installed from the cache. Default nil: discarded.
+	// Messages never contain credentials.
+	Warn func(msg string)
+	// Events receives progress events. Default nil: discarded.
+	Events source.Events
+}
+
+// Source lists and fetches git module packages. It is safe for concurrent
+// use. Create it with [NewSource].
+type Source struct {
+	opts  Options
+	locks sync.Map // cache key -> *sync.Mutex
+}
+
+var _ source.Source = (*Source)(nil)
+
+// NewSource returns a git source with the given options.
+func NewSource(opts Options) *Source {
+	return &Source{opts: opts}
+}
+
+// String names the source for messages.
+func (s *Source) String() string { return "git" }
+
+func (s *Source) gitPath() (string, error) {
+	name := s.opts.GitPath
+	if name == "" {
+		name = "git"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v; install git, or set Options.GitPath", ErrGitNotFound, err)
+	}
+	return p, nil
+}
+
+func (s *Source) warn(format string, args ...any) {
+	msg := address.Redact(fmt.Sprintf(format, args...))
+	if s.opts.Warn != nil {
+		s.opts.Warn(msg)
+	}
+	source.Emit(s.opts.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+}
+
+// remoteOf returns the git address of a module package, or an error
+// wrapping source.ErrNotFound for a package that is not a git module.
+func remoteOf(pkg source.Package) (source.ModulePackage, address.Remote, error) {
+	m, ok := pkg.(source.ModulePackage)
+	if !ok {
+		return m, address.Remote{}, &source.Error{Source: "git", Package: pkg, Err: fmt.Errorf("%w: not a module package", source.ErrNotFound)}
+	}
+	src, err := address.ParseModuleSource(m.Source)
+	if err != nil {
+		return m, address.Remote{}, &source.Error{Source: "git", Package: redacted(m), Err: fmt.Errorf("%w: %v", source.ErrNotFound, err)}
+	}
+	r, ok := src.(address.Remote)
+	if !ok || r.Kind != address.KindGit {
+		return m, address.Remote{}, &source.Error{Source: "git", Package: redacted(m), Err: fmt.Errorf("%w: not a git module source", source.ErrNotFound)}
+	}
+	return m, r, nil
+}
+
+// redacted returns m with credentials removed from its Source, for errors.
+func redacted(m source.ModulePackage) source.ModulePackage {
+	m.Source = address.Redact(m.Source)
+	return m
+}
+
+// errorf wraps err with the package's context, redacted.
+func errorf(m source.ModulePackage, err error) error {
+	return &source.Error{Source: "git", Package: redacted(m), Err: err}
+}
+
+// Validate reports a contradiction in a module call: a git source with a
+// "ref" argument and a version constraint too ([ErrRefWithVersion]). It
+// accepts any other source.
+func Validate(src address.ModuleSource, c versions.Constraints) error {
+	r, ok := src.(address.Remote)
+	if !ok || r.Kind != address.KindGit || r.Ref == "" || c.IsZero() {
+		return nil
+	}
+	return fmt.Errorf("%s: %w; remove the \"ref\" argument to select the version by the constraint %q, or remove the constraint", address.Redact(r.LockSource()), ErrRefWithVersion, c.String())
+}
+
+// tag is one tag of a remote repository.
+type tag struct {
+	name   string
+	commit string
+}
+
+// Versions lists the semver tags of the repository of pkg, a
+// [source.ModulePackage] with a git Source, sorted by version.
+func (s *Source) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	m, r, err := remoteOf(pkg)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := s.listTags(ctx, r)
+	if err != nil {
+		return nil, errorf(m, err)
+	}
+	return availableFrom(tags), nil
+}
+
+// availableFrom keeps the semver tags, "v" prefix preferred on ties.
+func availableFrom(tags []tag) []source.Available {
+	byVersion := map[versions.Version]source.Available{}
+	for _, t := range tags {
+		v, ok := tagVersion(t.name)
+		if !ok {
+			continue
+		}
+		if prev, dup := byVersion[v]; dup && strings.HasPrefix(prev.Ref, "v") {
+			continue
+		}
+		byVersion[v] = source.Available{Version: v, Ref: t.name, Pin: t.commit}
+	}
+	list := make([]source.Available, 0, len(byVersion))
+	for _, a := range byVersion {
+		list = append(list, a)
+	}
+	slices.SortFunc(list, func(a, b source.Available) int { return a.Version.Compare(b.Version) })
+	return list
+}
+
+// tagVersion parses a tag as a strict semantic version, with or without a
+// "v" prefix.
+func tagVersion(name string) (versions.Version, bool) {
+	v, err := versions.Parse(strings.TrimPrefix(name, "v"))
+	if err != nil || strings.HasPrefix(name, "vv") {
+		return versions.Version{}, false
+	}
+	return v, true
+}
+
+// Select returns the newest version of pkg's repository that c allows.
+// When none does, the error is a [*NoMatchingTagError] listing every tag.
+func (s *Source) Select(ctx context.Context, pkg source.ModulePackage, c versions.Constraints) (source.Available, error) {
+	m, r, err := remoteOf(pkg)
+	if err != nil {
+		return source.Available{}, err
+	}
+	tags, err := s.listTags(ctx, r)
+	if err != nil {
+		return source.Available{}, errorf(m, err)
+	}
+	list := availableFrom(tags)
+	vs := make([]versions.Version, len(list))
+	for i, a := range list {
+		vs[i] = a.Version
+	}
+	if v, ok := versions.Newest(vs, c); ok {
+		for _, a := range list {
+			if a.Version == v {
+				return a, nil
+			}
+		}
+	}
+	names := make([]string, len(tags))
+	for i, t := range tags {
+		names[i] = t.name
+	}
+	slices.Sort(names)
+	return source.Available{}, &NoMatchingTagError{Source: address.Redact(r.LockSource()), Constraints: c.String(), Tags: names}
+}
+
+// listTags runs "git ls-remote --tags" and records the result in the
+// cache.
+func (s *Source) listTags(ctx context.Context, r address.Remote) ([]tag, error) {
+	refs, err := s.lsRemote(ctx, r, "--tags")
+	if err != nil {
+		return nil, err
+	}
+	var tags []tag
+	for name, commit := range refs {
+		if t, ok := strings.CutPrefix(name, "refs/tags/"); ok {
+			tags = append(tags, tag{t, commit})
+		}
+	}
+	slices.SortFunc(tags, func(a, b tag) int { return strings.Compare(a.name, b.name) })
+	if s.opts.CacheDir != "" {
+		if err := s.recordTags(r, tags); err != nil {
+			s.warn("cannot record the tags of %s in the cache: %v", r.URL, err)
+		}
+	}
+	return tags, nil
+}
+
+// lsRemote runs "git ls-remote" with extra arguments and returns the refs,
+// annotated tags peeled.
+func (s *Source) lsRemote(ctx context.Context, r address.Remote, args ...string) (map[string]string, error) {
+	run, err := s.newRunner(r.SSHKey, false)
+	if err != nil {
+		return nil, err
+	}
+	defer run.close()
+	out, err := run.run(ctx, "", append(append([]string{"ls-remote"}, args...), "--", r.URL)...)
+	if err != nil {
+		if ce := (*CommandError)(nil); errors.As(err, &ce) && notFoundText(ce.Stderr) {
+			return nil, fmt.Errorf("%w: %v", source.ErrNotFound, err)
+		}
+		return nil, err
+	}
+	return parseRefs(string(out))
+}
+
+// parseRefs parses ls-remote output: "<commit>\t<ref>" lines; "<ref>^{}"
+// lines give the commit an annotated tag points to, and win.
+func parseRefs(out string) (map[string]string, error) {
+	refs := map[string]string{}
+	peeled := map[string]string{}
+	for line := range strings.Lines(out) {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			continue
+		}
+		commit, name, ok := strings.Cut(line, "\t")
+		if !ok || !isCommitID(commit) {
+			return nil, fmt.Errorf("unexpected line in git ls-remote output: %q", line)
+		}
+		if base, ok := strings.CutSuffix(name, "^{}"); ok {
+			peeled[base] = commit
+			continue
+		}
+		refs[name] = commit
+	}
+	for name, commit := range peeled {
+		refs[name] = commit
+	}
+	return refs, nil
+}
+
+// isCommitID reports whether s is a full object ID (SHA-1 or SHA-256).
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// notFoundText recognises git's messages for a repository that does not
+// exist.
+func notFoundText(stderr string) bool {
+	for _, s := range []string{"does not exist", "not found", "does not appear to be a git repository", "Not Found", "404"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,139 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/tflock/tflock/source/address"
+)
+
+// gitEnvDropped lists inherited variables that would point git at another
+// repository or configuration.
+var gitEnvDropped = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+	"GIT_CEILING_DIRECTORIES", "GIT_PREFIX", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
+	"GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_COUNT",
+	"GIT_CONFIG_PARAMETERS", "GIT_TERMINAL_PROMPT", "GIT_PROTOCOL_FROM_USER",
+	"LC_ALL", "LANGUAGE",
+}
+
+// runner runs git commands for one operation.
+type runner struct {
+	git        string
+	env        []string
+	keyFile    string // temporary sshkey file to remove, or ""
+	allowFile  bool   // allow the file transport for submodules
+	configArgs []string
+}
+
+// newRunner prepares the environment. sshKey is the base64 "sshkey"
+// argument, or "".
+func (s *Source) newRunner(sshKey string, allowFile bool) (*runner, error) {
+	git, err := s.gitPath()
+	if err != nil {
+		return nil, err
+	}
+	env := make([]string, 0, len(os.Environ())+6)
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
+		for _, d := range gitEnvDropped {
+			drop = drop || name == d
+		}
+		if !drop {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GCM_INTERACTIVE=never")
+	if !s.opts.UserConfig {
+		env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	}
+	r := &runner{git: git, env: env, allowFile: allowFile}
+	if sshKey != "" {
+		key, err := base64.StdEncoding.DecodeString(sshKey)
+		if err != nil {
+			return nil, errors.New(`invalid "sshkey" argument: must be a base64-encoded private key`)
+		}
+		f, err := os.CreateTemp("", "tflock-sshkey-*")
+		if err != nil {
+			return nil, err
+		}
+		r.keyFile = f.Name()
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			r.close()
+			return nil, err
+		}
+		if _, err := f.Write(key); err != nil {
+			f.Close()
+			r.close()
+			return nil, err
+		}
+		if err := f.Close(); err != nil {
+			r.close()
+			return nil, err
+		}
+		ssh := "ssh"
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "GIT_SSH_COMMAND="); ok && v != "" {
+				ssh = v
+			}
+		}
+		r.env = append(r.env, "GIT_SSH_COMMAND="+ssh+" -i "+shellQuote(r.keyFile)+" -o IdentitiesOnly=yes")
+	}
+	if allowFile {
+		r.configArgs = append(r.configArgs, "-c", "protocol.file.allow=always")
+	}
+	return r, nil
+}
+
+// close removes the temporary key file.
+func (r *runner) close() {
+	if r.keyFile != "" {
+		os.Remove(r.keyFile)
+		r.keyFile = ""
+	}
+}
+
+// run runs git with args in dir ("" for the current directory) and returns
+// its standard output.
+func (r *runner) run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	full := append(append([]string{}, r.configArgs...), args...)
+	cmd := exec.CommandContext(ctx, r.git, full...)
+	cmd.Dir = dir
+	cmd.Env = r.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			err = ctxErr
+		}
+		var execErr *exec.Error
+		if errors.As(err, &execErr) {
+			err = fmt.Errorf("%w: %v", ErrGitNotFound, err)
+		}
+		red := make([]string, len(args))
+		for i, a := range args {
+			red[i] = address.Redact(a)
+		}
+		return stdout.Bytes(), &CommandError{Args: red, Stderr: address.Redact(stderr.String()), Err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// shellQuote quotes s for the POSIX shell that git runs GIT_SSH_COMMAND with.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
