@@ -93,4 +93,9 @@ type Fetched struct {
 	// Pin is the immutable identity the package was fetched at: a git commit
 	// or an OCI manifest digest. Empty for other sources.
 	Pin string
+	// Subdir is a subdirectory of Dir that the origin designated as the
+	// module's root (a module registry whose download location ends in
+	// "//SUBDIR"), slash-separated; "" when the root is Dir itself. The
+	// caller joins its own "//subdir" below it.
+	Subdir string
 }

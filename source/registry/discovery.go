@@ -1,0 +1,151 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/tflock/tflock/source"
+)
+
+// The service IDs this package uses.
+const (
+	ServiceProviders = "providers.v1"
+	ServiceModules   = "modules.v1"
+)
+
+// ErrNoService is wrapped by the error for a host that does not offer the
+// service asked for. It also matches [source.ErrNotFound].
+var ErrNoService = fmt.Errorf("host does not offer the service: %w", source.ErrNotFound)
+
+// discovery caches each host's service URLs for the life of the Source.
+type discovery struct {
+	c *client
+	o *Options
+
+	mu    sync.Mutex
+	hosts map[string]*discoEntry
+}
+
+type discoEntry struct {
+	done     chan struct{}
+	services map[string]*url.URL
+	err      error
+}
+
+// serviceURL returns the base URL of service on host, with a trailing slash.
+func (d *discovery) serviceURL(ctx context.Context, host, service string) (*url.URL, error) {
+	host = NormalizeHost(host)
+	services, err := d.services(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	u, ok := services[service]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s does not offer %s", ErrNoService, host, service)
+	}
+	return u, nil
+}
+
+func (d *discovery) services(ctx context.Context, host string) (map[string]*url.URL, error) {
+	d.mu.Lock()
+	if d.hosts == nil {
+		d.hosts = make(map[string]*discoEntry)
+	}
+	e, ok := d.hosts[host]
+	if !ok {
+		e = &discoEntry{done: make(chan struct{})}
+		d.hosts[host] = e
+		d.mu.Unlock()
+		e.services, e.err = d.discover(ctx, host)
+		if e.err != nil {
+			// Do not cache failures: the next call asks again.
+			d.mu.Lock()
+			delete(d.hosts, host)
+			d.mu.Unlock()
+		}
+		close(e.done)
+		return e.services, e.err
+	}
+	d.mu.Unlock()
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if e.err != nil {
+		return d.services(ctx, host)
+	}
+	return e.services, nil
+}
+
+func (d *discovery) discover(ctx context.Context, host string) (map[string]*url.URL, error) {
+	base := &url.URL{Scheme: "https", Host: host, Path: "/"}
+	for h, svcs := range d.o.Hosts {
+		if NormalizeHost(h) != host {
+			continue
+		}
+		out := make(map[string]*url.URL, len(svcs))
+		for id, raw := range svcs {
+			u, err := serviceURL(base, raw)
+			if err != nil {
+				return nil, fmt.Errorf("host %s: service %s: %w", host, id, err)
+			}
+			out[id] = u
+		}
+		return out, nil
+	}
+	disco := base.ResolveReference(&url.URL{Path: "/.well-known/terraform.json"})
+	tok, _ := d.o.Credentials.Token(host)
+	resp, err := d.c.get(ctx, request{url: disco, token: tok})
+	if err != nil {
+		if errors.Is(err, source.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %s has no service discovery document: %v", ErrNoService, host, err)
+		}
+		return nil, fmt.Errorf("service discovery for %s: %w", host, err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(resp.body, &doc); err != nil {
+		return nil, fmt.Errorf("service discovery for %s: %s is not a JSON object: %v", host, redact(disco), err)
+	}
+	out := make(map[string]*url.URL)
+	for id, raw := range doc {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			continue // services such as login.v1 are objects; not ours
+		}
+		u, err := serviceURL(resp.url, s)
+		if err != nil {
+			return nil, fmt.Errorf("service discovery for %s: service %s: %w", host, id, err)
+		}
+		out[id] = u
+	}
+	return out, nil
+}
+
+// serviceURL resolves a service URL against the discovery document's URL
+// and makes sure it ends in a slash, so that relative paths append.
+func serviceURL(base *url.URL, raw string) (*url.URL, error) {
+	ref, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("invalid service URL %q: %v", raw, err)
+	}
+	u := base.ResolveReference(ref)
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return nil, fmt.Errorf("invalid service URL %q: the scheme must be https or http", raw)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("invalid service URL %q: must not contain user information", redact(u))
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
+	}
+	return u, nil
+}

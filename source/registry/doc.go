@@ -1,0 +1,71 @@
+// Package registry is a [source.Source] that speaks the provider registry
+// protocol v1 and the module registry protocol v1, as OpenTofu and
+// Terraform do, to whichever host each package address names.
+//
+// # Service discovery
+//
+// A host's services are read from https://HOST/.well-known/terraform.json
+// ("providers.v1", "modules.v1"), once per host for the life of a [Source].
+// Service URLs may be absolute or relative to the discovery document.
+// [Options.Hosts] replaces discovery for some hosts, as the CLI
+// configuration's host blocks do.
+//
+// # Providers
+//
+// Versions lists ":namespace/:type/versions" with each version's protocols
+// and platforms. Fetch asks ":namespace/:type/:version/download/:os/:arch",
+// downloads SHA256SUMS and its detached OpenPGP signature, verifies the
+// signature against the signing keys the response lists (see
+// [SignaturePolicy]), checks that the document lists the package's shasum
+// under its file name, downloads the zip while computing its SHA-256,
+// compares it with the shasum, extracts it safely and computes its h1:
+// hash. When the response has OpenTofu 1.12's "packages" field (the hashes
+// and size of every platform's package), every zh: it lists must be in the
+// signed document, this platform's entry must agree with the shasum, the
+// size must match, and the extracted contents must match a listed h1:.
+// Any failure is an error wrapping [source.ErrChecksumMismatch] (a bad
+// signature also wraps [ErrSignature]) and nothing is left in the
+// destination.
+//
+// Fetched.Origin and [Source.Checksums] report, as OpenTofu records them,
+// the zh: of every file in the signed SHA256SUMS (SignedBy the key ID,
+// Registries the host, Platforms from the file name) and every hash of the
+// packages field (Registries the host, Platforms the entry's platform).
+// Checksums downloads no package. [Source.SignedBy] reports the signing key
+// and its [Trust] classification (official, partner, community).
+//
+// Legacy addresses ("aws", "-/aws") are resolved with [Source.ResolveProvider]
+// through the registry's "-" namespace lookup; "terraform" is the built-in
+// provider ([ErrBuiltIn]).
+//
+// # Modules
+//
+// Versions lists ":namespace/:name/:system/versions". Fetch asks
+// ":namespace/:name/:system/:version/download", which answers with a JSON
+// "location", with 204 and an X-Terraform-Get header, or with a location and
+// "use_registry_credentials" (a direct download sent the registry's token).
+// Relative locations are resolved against the download request's URL. An
+// HTTP(S) .zip, .tar.gz or .tgz archive (or one named by an "archive" query
+// argument) is downloaded and extracted here; another HTTP(S) URL is asked
+// for its X-Terraform-Get header or terraform-get meta tag, as go-getter
+// does (at most 5 hops); git:: and oci:// locations are handed to
+// [Options.Remote]. A "//SUBDIR" in the location is reported
+// in Fetched.Subdir.
+//
+// # Credentials
+//
+// Bearer tokens come from [Credentials]: TF_TOKEN_<host> environment
+// variables ([EnvCredentials]) and the CLI configuration's credentials
+// blocks ([Tokens]), combined with [Chain]. Tokens are sent to the registry
+// host's API (including discovery) and, for the module archive's own host
+// or with use_registry_credentials, with module downloads. They never
+// appear in errors, warnings or file names.
+//
+// # HTTP
+//
+// Every request has a timeout, is retried with exponential backoff and
+// jitter after network errors, 429 and 5xx responses (honouring
+// Retry-After), stops when its context is cancelled, and has its response
+// size limited. A redirect from https to http is refused. The HTTP client
+// and User-Agent are options.
+package registry

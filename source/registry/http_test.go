@@ -1,0 +1,161 @@
+package registry_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/registry"
+	"github.com/tflock/tflock/source/registry/registrytest"
+)
+
+func TestFlakyServer(t *testing.T) {
+	srv := registrytest.New(t, fixtures, registrytest.Options{FailFirst: 2})
+	src, _ := newSource(srv, nil)
+	pkg := providerPkg(t, "registry.example.test/hashicorp/aws", "5.1.0", "linux_amd64")
+	if _, err := src.Fetch(context.Background(), pkg, filepath.Join(t.TempDir(), "p")); err != nil {
+		t.Fatalf("Fetch against a server failing twice per path with 503: %v", err)
+	}
+	if n := srv.RequestsTo("/.well-known/terraform.json"); n != 3 {
+		t.Errorf("discovery requested %d times, want 3 (two 503s, then 200)", n)
+	}
+
+	srv2 := registrytest.New(t, fixtures, registrytest.Options{FailFirst: 2})
+	src2, _ := newSource(srv2, func(o *registry.Options) { o.Retries = -1 })
+	_, err := src2.Versions(context.Background(), pkg)
+	var he *registry.HTTPError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("without retries: got %v, want an HTTPError 503", err)
+	}
+}
+
+func TestSlowServer(t *testing.T) {
+	srv := registrytest.New(t, fixtures, registrytest.Options{Latency: 300 * time.Millisecond})
+	pkg := providerPkg(t, "registry.example.test/hashicorp/aws", "", "")
+
+	t.Run("RequestTimeout", func(t *testing.T) {
+		src, _ := newSource(srv, func(o *registry.Options) { o.RequestTimeout = 20 * time.Millisecond; o.Retries = 1 })
+		start := time.Now()
+		_, err := src.Versions(context.Background(), pkg)
+		if err == nil || !strings.Contains(err.Error(), "timed out") {
+			t.Errorf("got %v, want a timeout", err)
+		}
+		if d := time.Since(start); d > 250*time.Millisecond {
+			t.Errorf("took %v; the per-request timeout was not applied", d)
+		}
+	})
+	t.Run("Cancel", func(t *testing.T) {
+		src, _ := newSource(srv, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		_, err := src.Versions(ctx, pkg)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("got %v, want context.DeadlineExceeded", err)
+		}
+	})
+	t.Run("Latency", func(t *testing.T) {
+		srv.SetLatency(5 * time.Millisecond)
+		src, _ := newSource(srv, nil)
+		if _, err := src.Versions(context.Background(), pkg); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// handlerServer is a TLS test server with a fixed handler, reached through
+// a host override.
+func handlerServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *registry.Source) {
+	ts := httptest.NewTLSServer(h)
+	t.Cleanup(ts.Close)
+	src := registry.NewSource(registry.Options{
+		HTTPClient:  ts.Client(),
+		Credentials: registry.Tokens{},
+		Hosts:       map[string]registry.Services{"registry.example.test": {"providers.v1": ts.URL + "/v1/providers/"}},
+		MinBackoff:  time.Millisecond,
+		MaxBackoff:  2 * time.Second,
+		UserAgent:   "tflock-test/1",
+	})
+	return ts, src
+}
+
+func TestRetryAfter(t *testing.T) {
+	var times []time.Time
+	_, src := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+		times = append(times, time.Now())
+		if len(times) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Write([]byte(`{"versions":[]}`))
+	})
+	if _, err := src.Versions(context.Background(), providerPkg(t, "registry.example.test/a/b", "", "")); err != nil {
+		t.Fatal(err)
+	}
+	if len(times) != 2 || times[1].Sub(times[0]) < 900*time.Millisecond {
+		t.Errorf("requests at %v; want a second one after Retry-After: 1", times)
+	}
+}
+
+func TestUserAgentAndSizeLimit(t *testing.T) {
+	var ua string
+	ts, _ := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+		ua = r.Header.Get("User-Agent")
+		w.Write([]byte(`{"versions":[` + strings.Repeat(`{"version":"1.0.0"},`, 100) + `{"version":"1.0.0"}]}`))
+	})
+	src := registry.NewSource(registry.Options{
+		HTTPClient:       ts.Client(),
+		Credentials:      registry.Tokens{},
+		Hosts:            map[string]registry.Services{"registry.example.test": {"providers.v1": ts.URL + "/v1/providers/"}},
+		UserAgent:        "tflock-test/1",
+		MaxResponseBytes: 100,
+	})
+	_, err := src.Versions(context.Background(), providerPkg(t, "registry.example.test/a/b", "", ""))
+	if !errors.Is(err, registry.ErrTooLarge) {
+		t.Errorf("got %v, want ErrTooLarge", err)
+	}
+	if ua != "tflock-test/1" {
+		t.Errorf("User-Agent %q", ua)
+	}
+}
+
+func TestRedirectToHTTPRefused(t *testing.T) {
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"versions":[]}`))
+	}))
+	t.Cleanup(plain.Close)
+	_, src := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+r.URL.Path, http.StatusFound)
+	})
+	_, err := src.Versions(context.Background(), providerPkg(t, "registry.example.test/a/b", "", ""))
+	if !errors.Is(err, registry.ErrInsecureRedirect) {
+		t.Errorf("got %v, want ErrInsecureRedirect", err)
+	}
+}
+
+func TestUnauthorized(t *testing.T) {
+	const secret = "s3cr3t-t0ken"
+	srv := registrytest.New(t, fixtures, registrytest.Options{Token: secret})
+	pkg := providerPkg(t, "registry.example.test/hashicorp/aws", "", "")
+
+	src, _ := newSource(srv, func(o *registry.Options) { o.Credentials = registry.Tokens{"registry.example.test": "wrong-" + secret} })
+	_, err := src.Versions(context.Background(), pkg)
+	if !errors.Is(err, source.ErrUnauthorized) {
+		t.Errorf("got %v, want ErrUnauthorized", err)
+	}
+	if err != nil && strings.Contains(err.Error(), secret) {
+		t.Errorf("the error text contains the token: %v", err)
+	}
+
+	env := registry.EnvCredentials([]string{registry.TokenVariable("registry.example.test") + "=" + secret})
+	src, _ = newSource(srv, func(o *registry.Options) { o.Credentials = env })
+	if _, err := src.Versions(context.Background(), pkg); err != nil {
+		t.Errorf("with TF_TOKEN_registry_example_test: %v", err)
+	}
+}

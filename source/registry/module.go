@@ -1,0 +1,359 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+	svchost "github.com/hashicorp/terraform-svchost"
+
+	tfhash "github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/registry/internal/archive"
+)
+
+// ErrUnsupportedLocation is wrapped by the error for a module download
+// location this source cannot fetch: a getter other than HTTP archives, git
+// and OCI, or git and OCI without [Options.Remote].
+var ErrUnsupportedLocation = errors.New("unsupported module package location")
+
+// moduleAddr parses a registry module package address,
+// "HOST/NAMESPACE/NAME/SYSTEM" or "NAMESPACE/NAME/SYSTEM" (on
+// [Options.DefaultHost]).
+func (s *Source) moduleAddr(src string) (tfaddr.ModulePackage, error) {
+	parts := strings.Split(src, "/")
+	switch len(parts) {
+	case 3:
+		parts = append([]string{s.o.DefaultHost}, parts...)
+	case 4:
+	default:
+		return tfaddr.ModulePackage{}, fmt.Errorf("%w: %q is not a module registry address (HOST/NAMESPACE/NAME/SYSTEM)", source.ErrNotFound, src)
+	}
+	hn, err := svchost.ForComparison(parts[0])
+	if err != nil {
+		return tfaddr.ModulePackage{}, fmt.Errorf("%w: %q: invalid registry host: %v", source.ErrNotFound, src, err)
+	}
+	m, err := tfaddr.ParseModuleSource(strings.Join(parts, "/"))
+	if err != nil || m.Subdir != "" {
+		return tfaddr.ModulePackage{}, fmt.Errorf("%w: %q is not a module registry address: %v", source.ErrNotFound, src, err)
+	}
+	m.Package.Host = hn
+	return m.Package, nil
+}
+
+type moduleVersionsResponse struct {
+	Modules []struct {
+		Versions []struct {
+			Version string `json:"version"`
+		} `json:"versions"`
+	} `json:"modules"`
+}
+
+func (s *Source) moduleService(ctx context.Context, m tfaddr.ModulePackage) (*url.URL, string, error) {
+	host := m.Host.String()
+	base, err := s.d.serviceURL(ctx, host, ServiceModules)
+	if err != nil {
+		return nil, "", err
+	}
+	tok, _ := s.o.Credentials.Token(host)
+	return base, tok, nil
+}
+
+func (s *Source) moduleVersions(ctx context.Context, p source.ModulePackage) ([]source.Available, error) {
+	m, err := s.moduleAddr(p.Source)
+	if err != nil {
+		return nil, &source.Error{Package: p, Err: err}
+	}
+	host := m.Host.ForDisplay()
+	base, tok, err := s.moduleService(ctx, m)
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	u := base.ResolveReference(&url.URL{Path: path.Join(m.Namespace, m.Name, m.TargetSystem, "versions")})
+	resp, err := s.c.get(ctx, request{url: u, token: tok})
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	var body moduleVersionsResponse
+	if err := json.Unmarshal(resp.body, &body); err != nil {
+		return nil, s.errorFor(p, host, fmt.Errorf("invalid response from %s: %v", redact(u), err))
+	}
+	var out []source.Available
+	seen := map[versions.Version]bool{}
+	for _, mod := range body.Modules {
+		for _, v := range mod.Versions {
+			ver, err := versions.ParseModuleVersion(v.Version)
+			if err != nil {
+				s.warn(p, fmt.Sprintf("%s: ignoring invalid version %q listed by the registry", p.Source, v.Version))
+				continue
+			}
+			if seen[ver] {
+				continue
+			}
+			seen[ver] = true
+			a := source.Available{Version: ver}
+			if v.Version != ver.String() {
+				a.Ref = v.Version
+			}
+			out = append(out, a)
+		}
+	}
+	if len(body.Modules) == 0 {
+		return nil, s.errorFor(p, host, fmt.Errorf("%w: the registry lists no module %s", source.ErrNotFound, m.ForRegistryProtocol()))
+	}
+	slices.SortStableFunc(out, func(x, y source.Available) int { return x.Version.Compare(y.Version) })
+	return out, nil
+}
+
+type moduleDownloadResponse struct {
+	Location               string `json:"location"`
+	UseRegistryCredentials bool   `json:"use_registry_credentials"`
+}
+
+func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir string) (*source.Fetched, error) {
+	m, err := s.moduleAddr(p.Source)
+	if err != nil {
+		return nil, &source.Error{Package: p, Err: err}
+	}
+	host := m.Host.ForDisplay()
+	if p.Version.IsZero() {
+		return nil, s.errorFor(p, host, fmt.Errorf("%w: a registry module is fetched by version", source.ErrVersionNotFound))
+	}
+	if err := checkEmptyDir(dir); err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	base, tok, err := s.moduleService(ctx, m)
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	u := base.ResolveReference(&url.URL{Path: path.Join(m.Namespace, m.Name, m.TargetSystem, p.Version.String(), "download")})
+	resp, err := s.c.get(ctx, request{url: u, token: tok, accept: []int{204}})
+	if errors.Is(err, source.ErrNotFound) {
+		// The registry may list the version in another spelling ("v1.2");
+		// ask again with that one.
+		if spelled := s.moduleVersionSpelling(ctx, p); spelled != "" {
+			u = base.ResolveReference(&url.URL{Path: path.Join(m.Namespace, m.Name, m.TargetSystem, spelled, "download")})
+			resp, err = s.c.get(ctx, request{url: u, token: tok, accept: []int{204}})
+		}
+	}
+	if errors.Is(err, source.ErrNotFound) {
+		return nil, s.errorFor(p, host, fmt.Errorf("%w: %v", source.ErrVersionNotFound, err))
+	}
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	loc := resp.header.Get("X-Terraform-Get")
+	var useCreds bool
+	if loc == "" && len(resp.body) > 0 {
+		var body moduleDownloadResponse
+		if err := json.Unmarshal(resp.body, &body); err != nil {
+			return nil, s.errorFor(p, host, fmt.Errorf("invalid response from %s: %v", redact(u), err))
+		}
+		loc, useCreds = body.Location, body.UseRegistryCredentials
+	}
+	if loc == "" {
+		return nil, s.errorFor(p, host, fmt.Errorf("invalid response from %s: no download location (neither an X-Terraform-Get header nor a location field)", redact(u)))
+	}
+	loc = resolveLocation(resp.url, loc)
+	f, err := s.fetchLocation(ctx, p, loc, useCreds, tok, dir, 0)
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	f.Package = p
+	return f, nil
+}
+
+// moduleVersionSpelling returns the registry's own spelling of p.Version
+// when it differs from the canonical one, or "".
+func (s *Source) moduleVersionSpelling(ctx context.Context, p source.ModulePackage) string {
+	list, err := s.moduleVersions(ctx, source.ModulePackage{Source: p.Source})
+	if err != nil {
+		return ""
+	}
+	for _, a := range list {
+		if a.Version == p.Version && a.Ref != "" {
+			return a.Ref
+		}
+	}
+	return ""
+}
+
+// resolveLocation resolves a relative location ("./x.zip", "../x",
+// "/path/x.tar.gz") against the URL of the response that gave it. A
+// location with a getter prefix or a scheme is returned unchanged.
+func resolveLocation(base *url.URL, loc string) string {
+	if strings.HasPrefix(loc, "./") || strings.HasPrefix(loc, "../") || strings.HasPrefix(loc, "/") && !strings.HasPrefix(loc, "//") {
+		ref, err := url.Parse(loc)
+		if err != nil {
+			return loc
+		}
+		return base.ResolveReference(ref).String()
+	}
+	return loc
+}
+
+// fetchLocation brings the module package at loc to dir.
+func (s *Source) fetchLocation(ctx context.Context, p source.ModulePackage, loc string, useRegistryCreds bool, registryToken, dir string, depth int) (*source.Fetched, error) {
+	r, err := address.ParseRemote(loc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %v", ErrUnsupportedLocation, address.Redact(loc), err)
+	}
+	switch r.Kind {
+	case address.KindGit, address.KindOCI:
+		if s.o.Remote == nil {
+			return nil, fmt.Errorf("%w: the registry delegates to %s, and no fetcher for %s packages is configured", ErrUnsupportedLocation, address.Redact(loc), r.Kind)
+		}
+		ref := r.Ref
+		if r.Kind == address.KindOCI {
+			ref = r.Tag
+			if r.Digest != "" {
+				ref = r.Digest
+			}
+		}
+		f, err := s.o.Remote.Fetch(ctx, source.ModulePackage{Source: r.Package(), Ref: ref}, dir)
+		if err != nil {
+			return nil, err
+		}
+		f.Subdir = r.Subdir
+		return f, nil
+	case address.KindHTTP:
+		raw := strings.TrimPrefix(strings.TrimPrefix(r.Address, "http::"), "https::")
+		u, err := url.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q: %v", ErrUnsupportedLocation, address.Redact(loc), err)
+		}
+		format := archive.FormatOf(u.Path)
+		q := u.Query()
+		if a := q.Get("archive"); a != "" {
+			format = archive.FormatOf("x." + a)
+			q.Del("archive")
+			u.RawQuery = q.Encode()
+		}
+		tok, _ := s.o.Credentials.Token(u.Host)
+		if useRegistryCreds {
+			tok = registryToken
+		}
+		if format == archive.Unknown {
+			// As go-getter does: the URL names the real location in an
+			// X-Terraform-Get header or a terraform-get meta tag.
+			if depth >= maxLocationHops {
+				return nil, fmt.Errorf("%w: more than %d X-Terraform-Get hops, at %s", ErrUnsupportedLocation, maxLocationHops, redact(u))
+			}
+			next, err := s.followHTTP(ctx, u, tok)
+			if err != nil {
+				return nil, err
+			}
+			if r.Subdir != "" {
+				next = address.Remote{Address: next, Subdir: r.Subdir}.String()
+			}
+			f, err := s.fetchLocation(ctx, p, next, false, "", dir, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			return f, nil
+		}
+		f, err := s.downloadArchive(ctx, p, u, tok, format, dir)
+		if err != nil {
+			return nil, err
+		}
+		f.Subdir = r.Subdir
+		return f, nil
+	}
+	return nil, fmt.Errorf("%w: %s packages (%s) are not supported", ErrUnsupportedLocation, r.Kind, address.Redact(loc))
+}
+
+// maxLocationHops bounds the chain of X-Terraform-Get indirections.
+const maxLocationHops = 5
+
+var metaTerraformGet = regexp.MustCompile(`(?i)<meta\s+name=["']terraform-get["']\s+content=["']([^"']+)["']`)
+
+// followHTTP asks an HTTP location that is not an archive where the
+// package really is: an X-Terraform-Get header, or a
+// <meta name="terraform-get" content="..."> tag in an HTML page. The
+// answer is resolved against the final URL.
+func (s *Source) followHTTP(ctx context.Context, u *url.URL, token string) (string, error) {
+	resp, err := s.c.get(ctx, request{url: u, token: token, accept: []int{204}})
+	if err != nil {
+		return "", err
+	}
+	next := resp.header.Get("X-Terraform-Get")
+	if next == "" {
+		if m := metaTerraformGet.FindSubmatch(resp.body); m != nil {
+			next = html.UnescapeString(string(m[1]))
+		}
+	}
+	if next == "" {
+		return "", fmt.Errorf("%w: %s is not a .zip or .tar.gz archive and names no X-Terraform-Get location", ErrUnsupportedLocation, redact(u))
+	}
+	return resolveLocation(resp.url, next), nil
+}
+
+// downloadArchive downloads a module archive over HTTP and extracts it.
+func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url.URL, token string, format archive.Format, dir string) (_ *source.Fetched, err error) {
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return nil, fmt.Errorf("%w: %s", ErrUnsupportedLocation, redact(u))
+	}
+	stage, cleanup, err := stageDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			cleanup()
+		}
+	}()
+	tmp, err := os.CreateTemp(stage, ".download-*")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	h := sha256.New()
+	pr := s.newProgress(pkg)
+	n, err := s.c.download(ctx, request{url: u, token: token, started: pr.start}, tmp, io.MultiWriter(h, pr), h.Reset)
+	if err != nil {
+		return nil, err
+	}
+	pr.finish(redact(u))
+	content := filepath.Join(stage, "pkg")
+	if err := os.Mkdir(content, 0o755); err != nil {
+		return nil, err
+	}
+	lim := archive.Limits{MaxBytes: s.o.MaxPackageBytes}
+	switch format {
+	case archive.Zip:
+		err = archive.ExtractZip(tmp, n, content, lim)
+	default:
+		if _, err = tmp.Seek(0, 0); err == nil {
+			err = archive.ExtractTarGz(tmp, content, lim)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", redact(u), err)
+	}
+	h1, err := tfhash.Options{Module: true}.H1Dir(ctx, content)
+	if err != nil {
+		return nil, fmt.Errorf("hashing %s: %w", redact(u), err)
+	}
+	if err := commitDir(content, dir); err != nil {
+		return nil, err
+	}
+	cleanup()
+	return &source.Fetched{Dir: dir, Location: redact(u), Size: n, Hashes: []tfhash.Hash{h1}}, nil
+}

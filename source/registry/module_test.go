@@ -1,0 +1,237 @@
+package registry_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/registry"
+	"github.com/tflock/tflock/source/registry/registrytest"
+)
+
+const vpc = "registry.example.test/terraform-aws-modules/vpc/aws"
+
+func modulePkg(version string) source.ModulePackage {
+	return source.ModulePackage{Source: vpc, Version: versions.MustParse(version)}
+}
+
+func TestModuleVersions(t *testing.T) {
+	srv := registrytest.New(t, fixtures, registrytest.Options{})
+	src, _ := newSource(srv, nil)
+	list, err := src.Versions(context.Background(), source.ModulePackage{Source: vpc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range list {
+		got = append(got, a.Version.String())
+	}
+	if want := []string{"1.0.0", "2.0.0", "3.18.1", "3.19.0"}; !equal(got, want) {
+		t.Errorf("versions %v, want %v", got, want)
+	}
+	_, err = src.Versions(context.Background(), source.ModulePackage{Source: "registry.example.test/x/y/z"})
+	if !errors.Is(err, source.ErrNotFound) {
+		t.Errorf("unknown module: %v, want ErrNotFound", err)
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestFetchModule(t *testing.T) {
+	const secret = "module-token"
+	srv := registrytest.New(t, fixtures, registrytest.Options{Token: secret})
+	var remoteGot source.Package
+	remote := source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+		remoteGot = pkg
+		if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+			return nil, err
+		}
+		return &source.Fetched{Package: pkg, Dir: dir}, nil
+	})
+	src, _ := newSource(srv, func(o *registry.Options) {
+		o.Credentials = registry.Tokens{"registry.example.test": secret}
+		o.Remote = remote
+	})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		version, subdir string
+		files           []string
+	}{
+		{"3.19.0", "", []string{"main.tf", "modules/nat/main.tf"}}, // JSON location, .tar.gz
+		{"3.18.1", "modules/nat", []string{"main.tf"}},             // 204 + relative X-Terraform-Get with //subdir, .zip
+		{"2.0.0", "", []string{"main.tf"}},                         // direct download with use_registry_credentials
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "m")
+			got, err := src.Fetch(ctx, modulePkg(tc.version), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := srv.ModuleH1("terraform-aws-modules/vpc/aws", tc.version)
+			if len(got.Hashes) != 1 || got.Hashes[0] != want {
+				t.Errorf("Hashes %v, want [%s]", got.Hashes, want)
+			}
+			if got.Subdir != tc.subdir || got.Package != modulePkg(tc.version) {
+				t.Errorf("Subdir %q, Package %v", got.Subdir, got.Package)
+			}
+			for _, f := range tc.files {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	t.Run("Git", func(t *testing.T) {
+		got, err := src.Fetch(ctx, modulePkg("1.0.0"), filepath.Join(t.TempDir(), "m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := source.ModulePackage{Source: "git::https://git.example.test/vpc.git", Ref: "v1.0.0"}
+		if remoteGot != want || got.Subdir != "sub" || got.Package != modulePkg("1.0.0") {
+			t.Errorf("remote fetcher got %v (want %v); Fetched.Subdir %q, Package %v", remoteGot, want, got.Subdir, got.Package)
+		}
+	})
+	t.Run("GitWithoutRemote", func(t *testing.T) {
+		src, _ := newSource(srv, func(o *registry.Options) { o.Credentials = registry.Tokens{"registry.example.test": secret} })
+		dir := filepath.Join(t.TempDir(), "m")
+		_, err := src.Fetch(ctx, modulePkg("1.0.0"), dir)
+		if !errors.Is(err, registry.ErrUnsupportedLocation) {
+			t.Errorf("got %v, want ErrUnsupportedLocation", err)
+		}
+		nothingLeft(t, dir)
+	})
+	t.Run("MissingVersion", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "m")
+		if _, err := src.Fetch(ctx, modulePkg("9.0.0"), dir); !errors.Is(err, source.ErrVersionNotFound) {
+			t.Errorf("got %v, want ErrVersionNotFound", err)
+		}
+		nothingLeft(t, dir)
+	})
+	t.Run("DirectWithoutToken", func(t *testing.T) {
+		// The registry API and the direct download both need the token.
+		src, _ := newSource(srv, nil)
+		if _, err := src.Fetch(ctx, modulePkg("2.0.0"), filepath.Join(t.TempDir(), "m")); !errors.Is(err, source.ErrUnauthorized) {
+			t.Errorf("got %v, want ErrUnauthorized", err)
+		}
+	})
+	if _, err := hash.ParseHash(string(mustH1(t, srv, "3.19.0"))); err != nil {
+		t.Error(err)
+	}
+}
+
+func mustH1(t *testing.T, srv *registrytest.Server, v string) hash.Hash {
+	h, ok := srv.ModuleH1("terraform-aws-modules/vpc/aws", v)
+	if !ok {
+		t.Fatalf("no h1 for %s", v)
+	}
+	return h
+}
+
+func TestModuleVersionSpelling(t *testing.T) {
+	srv := registrytest.New(t, registrytest.Fixtures{Modules: []registrytest.Module{
+		{Addr: "ns/name/sys", Versions: []registrytest.ModuleVersion{{Version: "v1.2"}}},
+	}}, registrytest.Options{})
+	src, _ := newSource(srv, nil)
+	ctx := context.Background()
+	pkg := source.ModulePackage{Source: "registry.example.test/ns/name/sys"}
+	list, err := src.Versions(ctx, pkg)
+	if err != nil || len(list) != 1 || list[0].Version.String() != "1.2.0" || list[0].Ref != "v1.2" {
+		t.Fatalf("Versions = %+v, %v; want 1.2.0 published as v1.2", list, err)
+	}
+	pkg.Version = list[0].Version
+	got, err := src.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := srv.ModuleH1("ns/name/sys", "v1.2"); got.Hashes[0] != want {
+		t.Errorf("h1 %s, want %s", got.Hashes[0], want)
+	}
+}
+
+func TestPackageSizeLimit(t *testing.T) {
+	srv := registrytest.New(t, fixtures, registrytest.Options{})
+	src, _ := newSource(srv, func(o *registry.Options) { o.MaxPackageBytes = 100 })
+	dir := filepath.Join(t.TempDir(), "p")
+	_, err := src.Fetch(context.Background(), providerPkg(t, "registry.example.test/hashicorp/aws", "5.1.0", "linux_amd64"), dir)
+	if !errors.Is(err, registry.ErrTooLarge) {
+		t.Errorf("got %v, want ErrTooLarge", err)
+	}
+	nothingLeft(t, dir)
+}
+
+func TestModuleLocationIndirection(t *testing.T) {
+	var zipBuf bytes.Buffer
+	zw := zip.NewWriter(&zipBuf)
+	w, _ := zw.Create("main.tf")
+	w.Write([]byte("# indirect\n"))
+	zw.Close()
+	hops := 0
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/modules/ns/n/s/1.0.0/download":
+			w.Header().Set("X-Terraform-Get", "/page")
+			w.WriteHeader(http.StatusNoContent)
+		case "/page":
+			hops++
+			w.Write([]byte(`<html><head><meta name="terraform-get" content="/hdr?a=1&amp;b=2"></head></html>`))
+		case "/hdr":
+			hops++
+			w.Header().Set("X-Terraform-Get", "./pkg.zip")
+			w.WriteHeader(http.StatusNoContent)
+		case "/v1/modules/ns/n/s/2.0.0/download":
+			w.Header().Set("X-Terraform-Get", "/loop")
+			w.WriteHeader(http.StatusNoContent)
+		case "/loop":
+			w.Header().Set("X-Terraform-Get", "/loop")
+			w.WriteHeader(http.StatusNoContent)
+		case "/pkg.zip":
+			w.Write(zipBuf.Bytes())
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer ts.Close()
+	src := registry.NewSource(registry.Options{
+		HTTPClient:  ts.Client(),
+		Credentials: registry.Tokens{},
+		Hosts:       map[string]registry.Services{"registry.example.test": {"modules.v1": ts.URL + "/v1/modules/"}},
+	})
+	pkg := source.ModulePackage{Source: "registry.example.test/ns/n/s", Version: versions.MustParse("1.0.0")}
+	dir := filepath.Join(t.TempDir(), "m")
+	got, err := src.Fetch(context.Background(), pkg, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "main.tf")); err != nil || string(b) != "# indirect\n" || hops != 2 {
+		t.Errorf("main.tf = %q, %v after %d hops", b, err, hops)
+	}
+	if !strings.HasSuffix(got.Location, "/pkg.zip") {
+		t.Errorf("Location %q", got.Location)
+	}
+	pkg.Version = versions.MustParse("2.0.0")
+	dir = filepath.Join(t.TempDir(), "loop")
+	if _, err := src.Fetch(context.Background(), pkg, dir); !errors.Is(err, registry.ErrUnsupportedLocation) {
+		t.Errorf("endless X-Terraform-Get chain: got %v, want ErrUnsupportedLocation", err)
+	}
+	nothingLeft(t, dir)
+}

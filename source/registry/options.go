@@ -1,0 +1,170 @@
+package registry
+
+import (
+	"github.com/tflock/tflock/source"
+	"net/http"
+	"time"
+)
+
+// HTTPClient sends HTTP requests. *http.Client implements it. When the
+// client is an *http.Client, the source uses a copy of it whose redirect
+// policy refuses to leave https for http; with any other client, a response
+// whose final URL was downgraded that way is rejected after the fact.
+type HTTPClient interface {
+	Do(req *http.Request) (*http.Response, error)
+}
+
+// Services are a host's service URLs by service ID, as in a
+// "/.well-known/terraform.json" document: "providers.v1" and "modules.v1".
+// Values may be absolute URLs or paths relative to https://HOST/.
+type Services map[string]string
+
+// SignaturePolicy selects the rules for OpenPGP signatures over SHA256SUMS.
+type SignaturePolicy int
+
+const (
+	// PolicyOpenTofu is OpenTofu's rule: when the registry lists signing
+	// keys, a valid signature by one of them is required; when it lists
+	// none, a signature is still required unless the provider's host is one
+	// of [Options.UnsignedHosts] (by default the OpenTofu registry, which
+	// serves providers whose authors never gave it a key). Hashes accepted
+	// without a signature are recorded with no SignedBy key. This is the
+	// default.
+	PolicyOpenTofu SignaturePolicy = iota
+	// PolicyTerraform is Terraform's rule: every package must be signed by
+	// one of the keys the registry lists, on every host. The signing key
+	// is classified as official, partner or community ([Trust], reported
+	// by [Source.SignedBy]; see [Options.OfficialKeys] and
+	// [Options.PartnerKeys]).
+	PolicyTerraform
+)
+
+// Options configure a [Source]. The zero value works: it talks to the
+// registries named in provider and module addresses over the network,
+// authenticates with TF_TOKEN_* environment variables, and applies OpenTofu's
+// signature policy.
+type Options struct {
+	// HTTPClient sends every request. Default: a client with the
+	// standard library's default transport.
+	HTTPClient HTTPClient
+	// UserAgent is sent as the User-Agent header. Default "tflock".
+	UserAgent string
+	// Credentials supplies bearer tokens per host. Default:
+	// EnvCredentials(os.Environ()) (the TF_TOKEN_* variables). To add the
+	// CLI configuration's credentials blocks, pass
+	// Chain(EnvCredentials(os.Environ()), Tokens(blocks)).
+	Credentials Credentials
+	// Hosts overrides service discovery for the listed hosts, as the CLI
+	// configuration's host blocks do. Keys are host names (normalized
+	// internally). Default: none; every host is discovered.
+	Hosts map[string]Services
+	// DefaultHost is the registry that resolves legacy and unqualified
+	// provider addresses ("aws", "-/aws"). Default "registry.opentofu.org".
+	DefaultHost string
+	// SignaturePolicy selects the signature rules. Default [PolicyOpenTofu].
+	SignaturePolicy SignaturePolicy
+	// UnsignedHosts lists the hosts where [PolicyOpenTofu] accepts a
+	// provider release for which the registry lists no signing key.
+	// Default: registry.opentofu.org only. Set it to an empty non-nil
+	// slice to enforce signatures everywhere (as OpenTofu's
+	// OPENTOFU_ENFORCE_GPG_VALIDATION=true does).
+	UnsignedHosts []string
+	// OfficialKeys are ASCII-armored public keys whose signatures make a
+	// provider [TrustOfficial], as Terraform treats HashiCorp's key.
+	// Default none.
+	OfficialKeys []string
+	// PartnerKeys are ASCII-armored public keys whose trust signature over
+	// a signing key (the "trust_signature" of a signing_keys entry) makes
+	// its providers [TrustPartner], as Terraform treats HashiCorp's
+	// partners key. Default none.
+	PartnerKeys []string
+	// Retries is how many times a request is retried after a network error,
+	// a 429 or a 5xx response. Default 3; negative means no retries.
+	Retries int
+	// MinBackoff is the first delay between attempts; it doubles each time,
+	// with jitter. Default 250ms.
+	MinBackoff time.Duration
+	// MaxBackoff caps the delay between attempts, including one asked for
+	// by a Retry-After header. Default 10s.
+	MaxBackoff time.Duration
+	// RequestTimeout bounds one metadata request (discovery, versions,
+	// download metadata, SHA256SUMS), including reading its body. Default
+	// 30s.
+	RequestTimeout time.Duration
+	// DownloadTimeout bounds one package download attempt. Default 10m.
+	DownloadTimeout time.Duration
+	// MaxResponseBytes caps metadata responses. Default 8 MiB.
+	MaxResponseBytes int64
+	// MaxPackageBytes caps a downloaded archive and its extracted size.
+	// Default 2 GiB.
+	MaxPackageBytes int64
+	// Remote fetches module packages that a module registry delegates to
+	// a git repository ("git::…") or an OCI repository ("oci://…"). It is
+	// called with a [source.ModulePackage] whose Source is the location
+	// without its //subdirectory and without its ref, tag or digest query
+	// argument, and whose Ref is that argument's value. Default nil: such
+	// locations give an error.
+	Remote source.Fetcher
+	// Events receives progress reports: EventFetchStarted,
+	// EventFetchProgress and EventFetchDone for each package download, and
+	// EventWarning for each warning also given to Warn. Default nil:
+	// nothing is reported.
+	Events source.Events
+	// Warn receives warnings meant for the user: a legacy address
+	// resolved through the registry, a signature check skipped, warnings
+	// sent by the registry. Default: warnings are dropped.
+	Warn func(msg string)
+}
+
+func (o Options) withDefaults() Options {
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if hc, ok := o.HTTPClient.(*http.Client); ok {
+		c := *hc
+		c.CheckRedirect = noDowngrade(hc.CheckRedirect)
+		o.HTTPClient = &c
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "tflock"
+	}
+	if o.Credentials == nil {
+		o.Credentials = EnvCredentials(nil)
+	}
+	if o.DefaultHost == "" {
+		o.DefaultHost = "registry.opentofu.org"
+	}
+	if o.UnsignedHosts == nil {
+		o.UnsignedHosts = []string{"registry.opentofu.org"}
+	}
+	if o.Retries == 0 {
+		o.Retries = 3
+	} else if o.Retries < 0 {
+		o.Retries = 0
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 250 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 10 * time.Second
+	}
+	if o.MaxBackoff < o.MinBackoff {
+		o.MaxBackoff = o.MinBackoff
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	if o.DownloadTimeout <= 0 {
+		o.DownloadTimeout = 10 * time.Minute
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = 8 << 20
+	}
+	if o.MaxPackageBytes <= 0 {
+		o.MaxPackageBytes = 2 << 30
+	}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	return o
+}

@@ -1,0 +1,580 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	tfhash "github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/registry/internal/archive"
+)
+
+// providerVersionsResponse is the body of GET :namespace/:type/versions.
+// ID and MovedTo are only sent for the legacy "-" namespace lookup.
+type providerVersionsResponse struct {
+	ID       string         `json:"id"`
+	MovedTo  string         `json:"moved_to"`
+	Versions []versionEntry `json:"versions"`
+	Warnings []string       `json:"warnings"`
+}
+
+type versionEntry struct {
+	Version   string   `json:"version"`
+	Protocols []string `json:"protocols"`
+	Platforms []struct {
+		OS   string `json:"os"`
+		Arch string `json:"arch"`
+	} `json:"platforms"`
+}
+
+// downloadResponse is the body of GET
+// :namespace/:type/:version/download/:os/:arch.
+type downloadResponse struct {
+	Protocols           []string `json:"protocols"`
+	OS                  string   `json:"os"`
+	Arch                string   `json:"arch"`
+	Filename            string   `json:"filename"`
+	DownloadURL         string   `json:"download_url"`
+	SHASumsURL          string   `json:"shasums_url"`
+	SHASumsSignatureURL string   `json:"shasums_signature_url"`
+	SHASum              string   `json:"shasum"`
+	SigningKeys         struct {
+		GPGPublicKeys []struct {
+			KeyID          string `json:"key_id"`
+			ASCIIArmor     string `json:"ascii_armor"`
+			TrustSignature string `json:"trust_signature"`
+		} `json:"gpg_public_keys"`
+	} `json:"signing_keys"`
+	// Packages is OpenTofu 1.12's extension: the hashes and archive size of
+	// every platform's package, by platform ("linux_amd64").
+	Packages map[string]struct {
+		Hashes      []string `json:"hashes"`
+		PackageSize int64    `json:"package_size"`
+	} `json:"packages"`
+}
+
+// ErrProtocolNotSupported is wrapped by the error for a provider release
+// that speaks none of the plugin protocols OpenTofu and Terraform support
+// (major versions 5 and 6).
+var ErrProtocolNotSupported = errors.New("provider plugin protocol not supported")
+
+func supportedProtocol(p string) bool {
+	major, _, _ := strings.Cut(p, ".")
+	return major == "5" || major == "6"
+}
+
+// downloadMeta is a checked download response with its URLs resolved.
+type downloadMeta struct {
+	resp        downloadResponse
+	platform    source.Platform
+	downloadURL *url.URL
+	sumsURL     *url.URL
+	sigURL      *url.URL
+	shasum      tfhash.Hash
+	packages    map[source.Platform]platformData
+}
+
+type platformData struct {
+	hashes []tfhash.Hash
+	size   int64
+}
+
+func (s *Source) errorFor(pkg source.Package, host string, err error) error {
+	var se *source.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	return &source.Error{Source: host, Package: pkg, Err: err}
+}
+
+// providerService returns the providers.v1 base URL for addr's host and the
+// token to send there.
+func (s *Source) providerService(ctx context.Context, addr tfaddr.Provider) (*url.URL, string, error) {
+	host := addr.Hostname.String()
+	base, err := s.d.serviceURL(ctx, host, ServiceProviders)
+	if err != nil {
+		return nil, "", err
+	}
+	tok, _ := s.o.Credentials.Token(host)
+	return base, tok, nil
+}
+
+func (s *Source) providerVersions(ctx context.Context, p source.ProviderPackage) ([]source.Available, error) {
+	addr, err := s.ResolveProvider(ctx, p.Addr)
+	if err != nil {
+		return nil, err
+	}
+	p.Addr = addr
+	host := addr.Hostname.ForDisplay()
+	body, err := s.getProviderVersions(ctx, addr)
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	for _, w := range body.Warnings {
+		s.warn(p, fmt.Sprintf("%s: the registry says: %s", addr.ForDisplay(), w))
+	}
+	out := make([]source.Available, 0, len(body.Versions))
+	seen := make(map[versions.Version]bool, len(body.Versions))
+	for _, v := range body.Versions {
+		ver, err := versions.Parse(v.Version)
+		if err != nil {
+			s.warn(p, fmt.Sprintf("%s: ignoring invalid version %q listed by the registry", addr.ForDisplay(), v.Version))
+			continue
+		}
+		if seen[ver] {
+			continue
+		}
+		seen[ver] = true
+		a := source.Available{Version: ver, Protocols: v.Protocols}
+		for _, pl := range v.Platforms {
+			plat, err := source.ParsePlatform(pl.OS + "_" + pl.Arch)
+			if err != nil {
+				continue
+			}
+			a.Platforms = append(a.Platforms, plat)
+		}
+		slices.SortFunc(a.Platforms, func(x, y source.Platform) int { return strings.Compare(x.String(), y.String()) })
+		out = append(out, a)
+	}
+	slices.SortStableFunc(out, func(x, y source.Available) int { return x.Version.Compare(y.Version) })
+	return out, nil
+}
+
+func (s *Source) getProviderVersions(ctx context.Context, addr tfaddr.Provider) (*providerVersionsResponse, error) {
+	base, tok, err := s.providerService(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	u := base.ResolveReference(&url.URL{Path: path.Join(addr.Namespace, addr.Type, "versions")})
+	resp, err := s.c.get(ctx, request{url: u, token: tok})
+	if err != nil {
+		return nil, err
+	}
+	var body providerVersionsResponse
+	if err := json.Unmarshal(resp.body, &body); err != nil {
+		return nil, fmt.Errorf("invalid response from %s: %v", redact(u), err)
+	}
+	return &body, nil
+}
+
+// downloadMeta asks for the download metadata of one platform.
+func (s *Source) downloadMeta(ctx context.Context, addr tfaddr.Provider, v versions.Version, plat source.Platform) (*downloadMeta, error) {
+	base, tok, err := s.providerService(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	u := base.ResolveReference(&url.URL{Path: path.Join(addr.Namespace, addr.Type, v.String(), "download", plat.OS, plat.Arch)})
+	resp, err := s.c.get(ctx, request{url: u, token: tok})
+	if errors.Is(err, source.ErrNotFound) {
+		// Tell a missing version from a missing platform.
+		list, lerr := s.getProviderVersions(ctx, addr)
+		if errors.Is(lerr, source.ErrNotFound) {
+			return nil, lerr
+		}
+		if lerr == nil && !slices.ContainsFunc(list.Versions, func(x versionEntry) bool {
+			return x.Version == v.String()
+		}) {
+			return nil, fmt.Errorf("%w: %v", source.ErrVersionNotFound, err)
+		}
+		return nil, fmt.Errorf("%w: %v", source.ErrPlatformNotSupported, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := &downloadMeta{platform: plat}
+	if err := json.Unmarshal(resp.body, &m.resp); err != nil {
+		return nil, fmt.Errorf("invalid response from %s: %v", redact(u), err)
+	}
+	r := &m.resp
+	if r.OS != plat.OS || r.Arch != plat.Arch {
+		return nil, fmt.Errorf("invalid response from %s: it describes the %s_%s package, not %s", redact(u), r.OS, r.Arch, plat)
+	}
+	if r.Filename == "" || strings.ContainsAny(r.Filename, "/\\") {
+		return nil, fmt.Errorf("invalid response from %s: invalid filename %q", redact(u), r.Filename)
+	}
+	for _, f := range []struct {
+		name string
+		raw  string
+		dst  **url.URL
+	}{{"download_url", r.DownloadURL, &m.downloadURL}, {"shasums_url", r.SHASumsURL, &m.sumsURL}, {"shasums_signature_url", r.SHASumsSignatureURL, &m.sigURL}} {
+		ref, err := url.Parse(f.raw)
+		if err != nil || f.raw == "" {
+			return nil, fmt.Errorf("invalid response from %s: invalid %s", redact(u), f.name)
+		}
+		abs := resp.url.ResolveReference(ref)
+		if abs.Scheme != "https" && abs.Scheme != "http" {
+			return nil, fmt.Errorf("invalid response from %s: %s must use http or https", redact(u), f.name)
+		}
+		*f.dst = abs
+	}
+	if len(r.Protocols) > 0 && !slices.ContainsFunc(r.Protocols, supportedProtocol) {
+		return nil, fmt.Errorf("%w: %s %s speaks plugin protocols %s", ErrProtocolNotSupported, addr.ForDisplay(), v, strings.Join(r.Protocols, ", "))
+	}
+	sum, err := hex.DecodeString(r.SHASum)
+	if err != nil || len(sum) != sha256.Size {
+		return nil, fmt.Errorf("invalid response from %s: invalid shasum %q", redact(u), r.SHASum)
+	}
+	m.shasum = tfhash.Hash(string(tfhash.SchemeZH) + strings.ToLower(r.SHASum))
+	if len(r.Packages) > 0 {
+		m.packages = make(map[source.Platform]platformData, len(r.Packages))
+		for ps, pd := range r.Packages {
+			pl, err := source.ParsePlatform(ps)
+			if err != nil {
+				return nil, fmt.Errorf("invalid response from %s: packages: %v", redact(u), err)
+			}
+			d := platformData{size: pd.PackageSize}
+			for _, raw := range pd.Hashes {
+				h, err := tfhash.ParseHash(raw)
+				if err != nil {
+					return nil, fmt.Errorf("invalid response from %s: packages: %v", redact(u), err)
+				}
+				d.hashes = append(d.hashes, h)
+			}
+			m.packages[pl] = d
+		}
+	}
+	return m, nil
+}
+
+func (m *downloadMeta) armoredKeys() []string {
+	var keys []string
+	for _, k := range m.resp.SigningKeys.GPGPublicKeys {
+		keys = append(keys, k.ASCIIArmor)
+	}
+	return keys
+}
+
+// release is a release's verified SHA256SUMS.
+type release struct {
+	sums   Sums
+	keyID  string // "" when the policy accepted the release unsigned
+	signer Signer
+}
+
+type releaseKey struct {
+	addr    tfaddr.Provider
+	version string
+	sums    string
+	sig     string
+}
+
+type releaseEntry struct {
+	done chan struct{}
+	rel  *release
+	err  error
+}
+
+// release fetches and verifies the SHA256SUMS document of m, once per
+// Source.
+func (s *Source) release(ctx context.Context, addr tfaddr.Provider, v versions.Version, m *downloadMeta) (*release, error) {
+	key := releaseKey{addr: addr, version: v.String(), sums: m.sumsURL.String(), sig: m.sigURL.String()}
+	s.mu.Lock()
+	if s.rels == nil {
+		s.rels = make(map[releaseKey]*releaseEntry)
+	}
+	e, ok := s.rels[key]
+	if !ok {
+		e = &releaseEntry{done: make(chan struct{})}
+		s.rels[key] = e
+		s.mu.Unlock()
+		e.rel, e.err = s.verifyRelease(ctx, addr, m)
+		if e.err != nil {
+			s.mu.Lock()
+			delete(s.rels, key)
+			s.mu.Unlock()
+		}
+		close(e.done)
+		return e.rel, e.err
+	}
+	s.mu.Unlock()
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if e.err != nil {
+		return s.release(ctx, addr, v, m)
+	}
+	return e.rel, nil
+}
+
+func (s *Source) signatureRequired(addr tfaddr.Provider, keys []string) bool {
+	if len(keys) > 0 || s.o.SignaturePolicy == PolicyTerraform {
+		return true
+	}
+	host := NormalizeHost(addr.Hostname.String())
+	for _, h := range s.o.UnsignedHosts {
+		if NormalizeHost(h) == host {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *downloadMeta) (*release, error) {
+	doc, err := s.c.get(ctx, request{url: m.sumsURL})
+	if err != nil {
+		return nil, fmt.Errorf("fetching SHA256SUMS: %w", err)
+	}
+	sums, err := ParseSums(doc.body)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", source.ErrChecksumMismatch, redact(m.sumsURL), err)
+	}
+	keys := m.armoredKeys()
+	rel := &release{sums: sums}
+	if !s.signatureRequired(addr, keys) {
+		s.warn(source.ProviderPackage{Addr: addr}, fmt.Sprintf("%s: the registry lists no signing key; the checksums are trusted on the strength of the TLS connection to %s only", addr.ForDisplay(), addr.Hostname.ForDisplay()))
+		return rel, nil
+	}
+	sig, err := s.c.get(ctx, request{url: m.sigURL})
+	if err != nil {
+		return nil, fmt.Errorf("fetching the SHA256SUMS signature: %w", err)
+	}
+	keyID, index, expired, err := verifySignature(doc.body, sig.body, keys)
+	if err != nil {
+		return nil, err
+	}
+	rel.signer = Signer{KeyID: keyID, Trust: s.classify(doc.body, sig.body, m.resp.SigningKeys.GPGPublicKeys[index].ASCIIArmor, m.resp.SigningKeys.GPGPublicKeys[index].TrustSignature)}
+	if expired {
+		s.warn(source.ProviderPackage{Addr: addr}, fmt.Sprintf("%s: signed with key %s, which has expired", addr.ForDisplay(), keyID))
+	}
+	rel.keyID = keyID
+	return rel, nil
+}
+
+// checkPackages validates OpenTofu's packages field against the signed
+// checksums: every zh: it lists must be signed, and this platform's entry
+// must agree with the shasum.
+func checkPackages(m *downloadMeta, rel *release) error {
+	if m.packages == nil {
+		return nil
+	}
+	for pl, d := range m.packages {
+		for _, h := range d.hashes {
+			if h.Scheme() == tfhash.SchemeZH && !rel.sums.Contains(h) {
+				return fmt.Errorf("%w: the registry reports %s for %s, which the SHA256SUMS document does not list", source.ErrChecksumMismatch, h, pl)
+			}
+		}
+	}
+	d, ok := m.packages[m.platform]
+	if !ok {
+		return fmt.Errorf("%w: the registry's packages field has no entry for %s", source.ErrChecksumMismatch, m.platform)
+	}
+	if !slices.Contains(d.hashes, m.shasum) {
+		return fmt.Errorf("%w: the registry's packages entry for %s does not list its shasum %s", source.ErrChecksumMismatch, m.platform, m.shasum)
+	}
+	return nil
+}
+
+// records builds the origin hashes of a release, merged by hash.
+func records(addr tfaddr.Provider, v versions.Version, m *downloadMeta, rel *release) []tfhash.Record {
+	host := addr.Hostname.ForDisplay()
+	var signedBy []string
+	if rel.keyID != "" {
+		signedBy = []string{rel.keyID}
+	}
+	prov := map[tfhash.Hash]tfhash.Provenance{}
+	add := func(h tfhash.Hash, p tfhash.Provenance) { prov[h] = prov[h].Merge(p) }
+	prefix := "terraform-provider-" + addr.Type + "_" + v.String() + "_"
+	for name, h := range rel.sums {
+		p := tfhash.Provenance{SignedBy: signedBy, Registries: []string{host}}
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			if pl, err := source.ParsePlatform(strings.TrimSuffix(rest, ".zip")); err == nil && strings.HasSuffix(rest, ".zip") {
+				p.Platforms = []string{pl.String()}
+			}
+		}
+		add(h, p)
+	}
+	for pl, d := range m.packages {
+		for _, h := range d.hashes {
+			add(h, tfhash.Provenance{Registries: []string{host}, Platforms: []string{pl.String()}})
+		}
+	}
+	out := make([]tfhash.Record, 0, len(prov))
+	for h, p := range prov {
+		out = append(out, tfhash.Record{Hash: h, Provenance: p})
+	}
+	slices.SortFunc(out, func(a, b tfhash.Record) int { return strings.Compare(string(a.Hash), string(b.Hash)) })
+	return out
+}
+
+func (s *Source) providerChecksums(ctx context.Context, p source.ProviderPackage) ([]tfhash.Record, error) {
+	addr, err := s.ResolveProvider(ctx, p.Addr)
+	if err != nil {
+		return nil, err
+	}
+	p.Addr = addr
+	host := addr.Hostname.ForDisplay()
+	if p.Version.IsZero() {
+		return nil, s.errorFor(p, host, fmt.Errorf("%w: a version is needed to report checksums", source.ErrVersionNotFound))
+	}
+	plat := p.Platform
+	if plat.IsZero() {
+		plat = source.CurrentPlatform
+	}
+	m, err := s.downloadMeta(ctx, addr, p.Version, plat)
+	if errors.Is(err, source.ErrPlatformNotSupported) && p.Platform.IsZero() {
+		// Any platform's metadata names the same SHA256SUMS.
+		list, lerr := s.providerVersions(ctx, source.ProviderPackage{Addr: addr})
+		if lerr != nil {
+			return nil, lerr
+		}
+		for _, a := range list {
+			if a.Version == p.Version && len(a.Platforms) > 0 {
+				m, err = s.downloadMeta(ctx, addr, p.Version, a.Platforms[0])
+				break
+			}
+		}
+	}
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	rel, err := s.release(ctx, addr, p.Version, m)
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	if err := checkSums(m, rel); err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	if err := checkPackages(m, rel); err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	return records(addr, p.Version, m, rel), nil
+}
+
+// checkSums makes sure the signed document lists the package's shasum under
+// its file name.
+func checkSums(m *downloadMeta, rel *release) error {
+	got, ok := rel.sums[m.resp.Filename]
+	if !ok {
+		return fmt.Errorf("%w: the SHA256SUMS document has no entry for %s", source.ErrChecksumMismatch, m.resp.Filename)
+	}
+	if got != m.shasum {
+		return fmt.Errorf("%w: the SHA256SUMS document lists %s for %s, but the registry reports %s", source.ErrChecksumMismatch, got, m.resp.Filename, m.shasum)
+	}
+	return nil
+}
+
+func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, dir string) (*source.Fetched, error) {
+	addr, err := s.ResolveProvider(ctx, p.Addr)
+	if err != nil {
+		return nil, err
+	}
+	p.Addr = addr
+	host := addr.Hostname.ForDisplay()
+	if p.Version.IsZero() || p.Platform.IsZero() {
+		return nil, s.errorFor(p, host, errors.New("fetching a provider needs a version and a platform"))
+	}
+	if err := checkEmptyDir(dir); err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	m, err := s.downloadMeta(ctx, addr, p.Version, p.Platform)
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	rel, err := s.release(ctx, addr, p.Version, m)
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	if err := checkSums(m, rel); err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	if err := checkPackages(m, rel); err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	f, err := s.downloadZip(ctx, p, m, dir)
+	if err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
+	f.Package = p
+	f.Origin = records(addr, p.Version, m, rel)
+	return f, nil
+}
+
+// downloadZip downloads, checks and extracts the package of m into dir.
+func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string) (_ *source.Fetched, err error) {
+	stage, cleanup, err := stageDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			cleanup()
+		}
+	}()
+	tmp, err := os.CreateTemp(stage, ".download-*.zip")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	var h hash.Hash
+	pr := s.newProgress(pkg)
+	sum := writerFunc(func(b []byte) (int, error) { return h.Write(b) })
+	n, err := s.c.download(ctx, request{url: m.downloadURL, started: pr.start}, tmp, io.MultiWriter(sum, pr), func() { h = sha256.New() })
+	if err != nil {
+		return nil, err
+	}
+	pr.finish(redact(m.downloadURL))
+	var digest [32]byte
+	h.Sum(digest[:0])
+	zh := tfhash.NewHash(tfhash.SchemeZH, digest)
+	if zh != m.shasum {
+		return nil, fmt.Errorf("%w: %s has checksum %s, but the registry reports %s", source.ErrChecksumMismatch, redact(m.downloadURL), zh, m.shasum)
+	}
+	if d, ok := m.packages[m.platform]; ok && d.size > 0 && d.size != n {
+		return nil, fmt.Errorf("%w: %s is %d bytes, but the registry reports %d", source.ErrChecksumMismatch, redact(m.downloadURL), n, d.size)
+	}
+	content := stage + "/pkg"
+	if err := os.Mkdir(content, 0o755); err != nil {
+		return nil, err
+	}
+	if err := archive.ExtractZip(tmp, n, content, archive.Limits{MaxBytes: s.o.MaxPackageBytes}); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.resp.Filename, err)
+	}
+	h1, err := tfhash.Options{}.H1Dir(ctx, content)
+	if err != nil {
+		return nil, fmt.Errorf("hashing %s: %w", m.resp.Filename, err)
+	}
+	if d, ok := m.packages[m.platform]; ok {
+		var want []tfhash.Hash
+		for _, x := range d.hashes {
+			if x.Scheme() == tfhash.SchemeH1 {
+				want = append(want, x)
+			}
+		}
+		if len(want) > 0 && !slices.Contains(want, h1) {
+			return nil, fmt.Errorf("%w: the contents of %s hash to %s, but the registry reports %s", source.ErrChecksumMismatch, m.resp.Filename, h1, want[0])
+		}
+	}
+	if err := commitDir(content, dir); err != nil {
+		return nil, err
+	}
+	cleanup()
+	return &source.Fetched{
+		Dir:      dir,
+		Location: redact(m.downloadURL),
+		Size:     n,
+		Hashes:   []tfhash.Hash{h1, zh},
+	}, nil
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

@@ -1,0 +1,105 @@
+package registrytest
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"golang.org/x/mod/sumdb/dirhash"
+
+	"github.com/tflock/tflock/hash"
+)
+
+var epoch = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// file is one file of a generated archive.
+type file struct {
+	name string
+	mode int64
+	data []byte
+}
+
+// executable returns the deterministic contents of a provider executable.
+func executable(addr, version, platform string, size int) []byte {
+	head := fmt.Sprintf("#!/bin/sh\n# %s %s %s (registrytest)\n", addr, version, platform)
+	b := make([]byte, 0, max(size, len(head)))
+	b = append(b, head...)
+	for i := 0; len(b) < size; i++ {
+		b = append(b, byte('a'+i%26))
+	}
+	return b
+}
+
+func makeZip(files []file) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range files {
+		h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: epoch}
+		h.SetMode(0o644)
+		if f.mode&0o111 != 0 {
+			h.SetMode(0o755)
+		}
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func makeTarGz(files []file) ([]byte, error) {
+	var buf bytes.Buffer
+	gz, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	tw := tar.NewWriter(gz)
+	for _, f := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: epoch, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// h1 computes the h1: hash of files with golang.org/x/mod's dirhash, an
+// implementation independent of the hash package under test.
+func h1(files []file) (hash.Hash, error) {
+	byName := map[string][]byte{}
+	var names []string
+	for _, f := range files {
+		byName[f.name] = f.data
+		names = append(names, f.name)
+	}
+	slices.Sort(names)
+	s, err := dirhash.Hash1(names, func(n string) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(byName[n])), nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hash.ParseHash(s)
+}
+
+func zh(b []byte) hash.Hash { return hash.NewHash(hash.SchemeZH, sha256.Sum256(b)) }
