@@ -26,7 +26,9 @@
 // When Pin is set (the commit the lock file recorded), the tag or ref must
 // still point to it, else Fetch fails with a [*MovedTagError]. Only the
 // needed commit is fetched, shallowly ("--depth 1", or the address's
-// "depth") where the server allows it, falling back to a full fetch.
+// "depth") where the server allows it, falling back to a full fetch. As in
+// OpenTofu, a "depth" argument needs "ref" to name a branch or tag: with a
+// commit ID, Fetch fails with [ErrDepthNeedsRef].
 // Submodules are checked out recursively, as OpenTofu does. The result has
 // no ".git"; Fetched.Hashes holds its h1: and Fetched.Pin the commit.
 //
@@ -41,7 +43,17 @@
 // and tag lists are recorded beside them. A locked version whose tag was
 // deleted upstream then still installs from the cache, with a warning, when
 // the commit recorded for the tag matches the lock's. The caller compares
-// Fetched.Hashes with the lock as for any package.
+// Fetched.Hashes with the lock as for any package. [Source.Versions] lists
+// such versions too (tags in the cached tag list whose commit is in the
+// cached clone), with a warning for each, so that a resolver keeping a
+// locked version finds it; [Source.Select] considers upstream tags only.
+//
+// Several processes may share one CacheDir: each cache entry has lock files
+// (never removed) taken with flock, or LockFileEx on Windows, around every
+// use of its clone and its tag list; waiting honours the context and emits
+// one source.EventCacheWait. The tag list is written to a temporary file
+// and renamed into place, and a clone is created in a temporary directory
+// renamed into place, so an interrupted process leaves nothing half made.
 //
 // # Credentials
 //

@@ -14,6 +14,11 @@ var ErrGitNotFound = errors.New("git executable not found")
 // "ref" argument and a version constraint too.
 var ErrRefWithVersion = errors.New(`a git module source with a "ref" argument cannot have a version constraint`)
 
+// ErrDepthNeedsRef is wrapped by the error Fetch returns for an address
+// with a "depth" argument whose "ref" is a commit ID: as in OpenTofu, a
+// shallow clone needs a branch or tag name.
+var ErrDepthNeedsRef = errors.New(`the "depth" argument needs "ref" to be a branch or tag name, not a commit ID`)
+
 // MovedTagError reports that a tag (or ref) now points at another commit
 // than the one the lock file recorded.
 type MovedTagError struct {

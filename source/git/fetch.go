@@ -70,7 +70,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 	}
 	switch {
 	case !m.Version.IsZero():
-		tags, err := s.listTags(ctx, r)
+		tags, err := s.listTags(ctx, r, m)
 		if err != nil {
 			return target{}, err
 		}
@@ -84,7 +84,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		// provide the locked commit.
 		if s.opts.CacheDir != "" && m.Pin != "" {
 			for name, commit := range s.readTags(r).Tags {
-				if v, ok := tagVersion(name); ok && v == m.Version && commit == m.Pin && s.cachedCommit(ctx, r, commit) {
+				if v, ok := tagVersion(name); ok && v == m.Version && commit == m.Pin && s.cachedCommit(ctx, r, m, commit) {
 					s.warn("%s: tag %q of version %s no longer exists upstream; installing the locked commit %s from the cache", pkgName, name, m.Version, commit)
 					return target{display: name, commit: commit, cacheOnly: true}, nil
 				}
@@ -107,6 +107,9 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 			}
 		}
 		if isHex(m.Ref) && len(m.Ref) >= 4 {
+			if r.Depth > 0 {
+				return target{}, fmt.Errorf("%w: %q is not a branch or tag of the repository", ErrDepthNeedsRef, m.Ref)
+			}
 			t := target{display: m.Ref, commit: m.Ref}
 			if m.Pin != "" && !strings.HasPrefix(m.Pin, m.Ref) {
 				return target{}, &MovedTagError{Source: pkgName, Ref: m.Ref, Locked: m.Pin, Now: m.Ref}
@@ -138,11 +141,16 @@ func isHex(s string) bool {
 }
 
 // cachedCommit reports whether the cached clone holds commit.
-func (s *Source) cachedCommit(ctx context.Context, r address.Remote, commit string) bool {
+func (s *Source) cachedCommit(ctx context.Context, r address.Remote, m source.ModulePackage, commit string) bool {
 	bare := filepath.Join(s.cacheDir(r), "repo.git")
 	if _, err := os.Stat(bare); err != nil {
 		return false
 	}
+	unlock, err := s.lockEntry(ctx, r, m, repoLock)
+	if err != nil {
+		return false
+	}
+	defer unlock()
 	run, err := s.newRunner("", false)
 	if err != nil {
 		return false
@@ -184,23 +192,14 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 	if _, err := run.run(ctx, work, "remote", "add", "origin", r.URL); err != nil {
 		return "", err
 	}
-	from := "origin"
 	var commit string
 	if s.opts.CacheDir != "" {
-		c, err := s.fillCache(ctx, run, r, t, m)
-		if err != nil {
-			return "", err
-		}
-		commit = c
-		from = filepath.Join(s.cacheDir(r), "repo.git")
-		if _, err := run.run(ctx, work, "fetch", "-q", "--no-tags", from, "refs/tflock/"+commit); err != nil {
-			return "", err
-		}
+		commit, err = s.fromCache(ctx, run, r, t, m, work)
 	} else {
-		commit, err = fetchInto(ctx, run, work, from, t, r.Depth)
-		if err != nil {
-			return "", err
-		}
+		commit, err = fetchInto(ctx, run, work, "origin", t, r.Depth)
+	}
+	if err != nil {
+		return "", err
 	}
 	if _, err := run.run(ctx, work, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", commit); err != nil {
 		return "", err
@@ -230,23 +229,82 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 	return commit, nil
 }
 
-// fillCache makes sure the cached bare clone holds the target commit under
-// refs/tflock/COMMIT and returns the full commit ID.
-func (s *Source) fillCache(ctx context.Context, run *runner, r address.Remote, t target, m source.ModulePackage) (string, error) {
-	key := cacheKey(r)
-	defer s.lock(key)()
-	bare := filepath.Join(s.opts.CacheDir, key, "repo.git")
-	if _, err := os.Stat(filepath.Join(bare, "HEAD")); err != nil {
-		if err := os.MkdirAll(bare, 0o755); err != nil {
-			return "", err
-		}
-		if _, err := run.run(ctx, bare, "init", "-q", "--bare"); err != nil {
-			return "", err
-		}
+// fromCache makes sure the cached bare clone holds the target commit under
+// refs/tflock/COMMIT, fetches that commit from it into the repository at
+// work, and returns the full commit ID. It holds the cache entry's lock
+// throughout, so that other processes sharing CacheDir see the clone only
+// between complete updates.
+func (s *Source) fromCache(ctx context.Context, run *runner, r address.Remote, t target, m source.ModulePackage, work string) (string, error) {
+	unlock, err := s.lockEntry(ctx, r, m, repoLock)
+	if err != nil {
+		return "", err
 	}
+	defer unlock()
+	bare, err := s.openBare(ctx, run, r)
+	if err != nil {
+		return "", err
+	}
+	commit, err := fillCache(ctx, s.opts.Events, run, bare, r, t, m)
+	if err != nil {
+		return "", err
+	}
+	if _, err := run.run(ctx, work, "fetch", "-q", "--no-tags", bare, "refs/tflock/"+commit); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
+
+// openBare returns the path of the cached bare clone of r, creating it if
+// needed: "git init --bare" runs in a temporary directory renamed into
+// place, so a clone without HEAD is the leftover of an interrupted creation
+// and is made afresh. It also removes the lock files a killed git left
+// behind. The caller holds the entry's repo lock.
+func (s *Source) openBare(ctx context.Context, run *runner, r address.Remote) (string, error) {
+	entry := s.cacheDir(r)
+	bare := filepath.Join(entry, "repo.git")
+	removeStale(entry, ".repo-*")
+	if _, err := os.Stat(filepath.Join(bare, "HEAD")); err == nil {
+		removeGitLocks(bare)
+		return bare, nil
+	}
+	if err := os.RemoveAll(bare); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(entry, ".repo-*")
+	if err != nil {
+		return "", err
+	}
+	if _, err := run.run(ctx, tmp, "init", "-q", "--bare"); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, bare); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	return bare, nil
+}
+
+// removeGitLocks removes git's own lock files (NAME.lock) at the top of
+// the bare repository and under refs: with the entry's lock held no git
+// runs there, so any such file is left by a git that was killed, and would
+// make the next fetch fail.
+func removeGitLocks(bare string) {
+	removeStale(bare, "*.lock")
+	_ = filepath.WalkDir(filepath.Join(bare, "refs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+			os.Remove(p)
+		}
+		return nil
+	})
+}
+
+// fillCache makes sure the bare clone holds the target commit under
+// refs/tflock/COMMIT and returns the full commit ID.
+func fillCache(ctx context.Context, events source.Events, run *runner, bare string, r address.Remote, t target, m source.ModulePackage) (string, error) {
 	if isCommitID(t.commit) {
 		if _, err := run.run(ctx, bare, "rev-parse", "-q", "--verify", "refs/tflock/"+t.commit); err == nil {
-			source.Emit(s.opts.Events, source.Event{Kind: source.EventCacheHit, Package: redacted(m), Detail: "commit " + t.commit})
+			source.Emit(events, source.Event{Kind: source.EventCacheHit, Package: redacted(m), Detail: "commit " + t.commit})
 			return t.commit, nil
 		}
 	}

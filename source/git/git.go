@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
@@ -39,7 +38,7 @@ type Options struct {
 // use. Create it with [NewSource].
 type Source struct {
 	opts  Options
-	locks sync.Map // cache key -> *sync.Mutex
+	locks keyedLocks // in-process half of the cache locks
 }
 
 var _ source.Source = (*Source)(nil)
@@ -125,11 +124,56 @@ func (s *Source) Versions(ctx context.Context, pkg source.Package) ([]source.Ava
 	if err != nil {
 		return nil, err
 	}
-	tags, err := s.listTags(ctx, r)
+	tags, err := s.listTags(ctx, r, m)
 	if err != nil {
 		return nil, errorf(m, err)
 	}
-	return availableFrom(tags), nil
+	list := availableFrom(tags)
+	if s.opts.CacheDir != "" {
+		list = s.addCachedVersions(ctx, r, m, tags, list)
+	}
+	return list, nil
+}
+
+// addCachedVersions adds to list the versions whose tag has disappeared
+// upstream but which the cache still holds: the tag is in the cached tag
+// list and its commit in the cached clone. Each one added is warned about.
+// A tag upstream always wins over a cached one of the same version.
+func (s *Source) addCachedVersions(ctx context.Context, r address.Remote, m source.ModulePackage, upstream []tag, list []source.Available) []source.Available {
+	seen := map[string]bool{}
+	for _, t := range upstream {
+		seen[t.name] = true
+	}
+	have := map[versions.Version]bool{}
+	for _, a := range list {
+		have[a.Version] = true
+	}
+	var gone []tag
+	for name, commit := range s.readTags(r).Tags {
+		if seen[name] {
+			continue
+		}
+		if v, ok := tagVersion(name); ok && !have[v] {
+			gone = append(gone, tag{name, commit})
+		}
+	}
+	if len(gone) == 0 {
+		return list
+	}
+	pkgName := address.Redact(r.LockSource())
+	added := false
+	for _, a := range availableFrom(gone) {
+		if !s.cachedCommit(ctx, r, m, a.Pin) {
+			continue
+		}
+		s.warn("%s: tag %q of version %s no longer exists upstream; listing it from the cache (commit %s)", pkgName, a.Ref, a.Version, a.Pin)
+		list = append(list, a)
+		added = true
+	}
+	if added {
+		slices.SortFunc(list, func(a, b source.Available) int { return a.Version.Compare(b.Version) })
+	}
+	return list
 }
 
 // availableFrom keeps the semver tags, "v" prefix preferred on ties.
@@ -170,7 +214,7 @@ func (s *Source) Select(ctx context.Context, pkg source.ModulePackage, c version
 	if err != nil {
 		return source.Available{}, err
 	}
-	tags, err := s.listTags(ctx, r)
+	tags, err := s.listTags(ctx, r, m)
 	if err != nil {
 		return source.Available{}, errorf(m, err)
 	}
@@ -196,7 +240,7 @@ func (s *Source) Select(ctx context.Context, pkg source.ModulePackage, c version
 
 // listTags runs "git ls-remote --tags" and records the result in the
 // cache.
-func (s *Source) listTags(ctx context.Context, r address.Remote) ([]tag, error) {
+func (s *Source) listTags(ctx context.Context, r address.Remote, m source.ModulePackage) ([]tag, error) {
 	refs, err := s.lsRemote(ctx, r, "--tags")
 	if err != nil {
 		return nil, err
@@ -209,7 +253,7 @@ func (s *Source) listTags(ctx context.Context, r address.Remote) ([]tag, error) 
 	}
 	slices.SortFunc(tags, func(a, b tag) int { return strings.Compare(a.name, b.name) })
 	if s.opts.CacheDir != "" {
-		if err := s.recordTags(r, tags); err != nil {
+		if err := s.recordTags(ctx, r, m, tags); err != nil && ctx.Err() == nil {
 			s.warn("cannot record the tags of %s in the cache: %v", r.URL, err)
 		}
 	}

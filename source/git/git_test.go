@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -197,8 +198,20 @@ func TestDeletedTagFromCache(t *testing.T) {
 	s := git.NewSource(git.Options{CacheDir: t.TempDir(), Warn: func(m string) { mu.Lock(); warnings = append(warnings, m); mu.Unlock() }})
 	ctx := context.Background()
 	pkg := source.ModulePackage{Source: src, Version: mustVersion(t, "1.0.0"), Pin: f.c1}
+	before, err := s.Versions(ctx, source.ModulePackage{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 3 || before[0].Ref != "v1.0.0" {
+		t.Fatalf("Versions = %v, want 1.0.0 first of 3", before)
+	}
 	first, err := s.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "a"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Another cache that saw the tag list but never fetched the commit.
+	listedOnly := git.NewSource(git.Options{CacheDir: t.TempDir()})
+	if _, err := listedOnly.Versions(ctx, source.ModulePackage{Source: src}); err != nil {
 		t.Fatal(err)
 	}
 	runGit(t, f.repo.dir, "tag", "-d", "v1.0.0")
@@ -225,6 +238,33 @@ func TestDeletedTagFromCache(t *testing.T) {
 	_, err = s.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "d"))
 	if !errors.Is(err, source.ErrVersionNotFound) {
 		t.Errorf("other pin: got %v, want ErrVersionNotFound", err)
+	}
+
+	// Versions still lists 1.0.0, from the cache, with a warning: the
+	// list is the one seen before the tag was deleted.
+	mu.Lock()
+	warnings = nil
+	mu.Unlock()
+	after, err := s.Versions(ctx, source.ModulePackage{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(after, before) {
+		t.Errorf("Versions after the deletion = %v, want the list before it %v", after, before)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `"v1.0.0"`) || !strings.Contains(warnings[0], "no longer exists upstream") {
+		t.Errorf("warnings = %q", warnings)
+	}
+	// Without a cache, or with a cache that never fetched the commit, the
+	// deleted version is not listed.
+	for name, other := range map[string]*git.Source{"no cache": git.NewSource(git.Options{}), "tags only": listedOnly} {
+		list, err := other.Versions(ctx, source.ModulePackage{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(list, before[1:]) {
+			t.Errorf("%s: Versions = %v, want %v", name, list, before[1:])
+		}
 	}
 }
 
