@@ -47,7 +47,7 @@ func (ModulePackage) isPackage()   {}
 
 // String returns "ADDR VERSION PLATFORM", leaving out unset parts.
 func (p ProviderPackage) String() string {
-	s := p.Addr.String()
+	s := providerString(p.Addr, tfaddr.Provider.String)
 	if !p.Version.IsZero() {
 		s += " " + p.Version.String()
 	}
@@ -59,7 +59,7 @@ func (p ProviderPackage) String() string {
 
 // ForDisplay returns the provider's display address with version and platform.
 func (p ProviderPackage) ForDisplay() string {
-	s := p.Addr.ForDisplay()
+	s := providerString(p.Addr, tfaddr.Provider.ForDisplay)
 	if !p.Version.IsZero() {
 		s += " v" + p.Version.String()
 	}
@@ -67,6 +67,15 @@ func (p ProviderPackage) ForDisplay() string {
 		s += " (" + p.Platform.String() + ")"
 	}
 	return s
+}
+
+// providerString formats addr, or returns "(no provider)" for the zero
+// address, whose tfaddr methods panic.
+func providerString(addr tfaddr.Provider, format func(tfaddr.Provider) string) string {
+	if addr.IsZero() {
+		return "(no provider)"
+	}
+	return format(addr)
 }
 
 // String returns "SOURCE VERSION" or "SOURCE?ref=REF", leaving out unset parts.

@@ -1,0 +1,26 @@
+// Package cliconfig reads OpenTofu's CLI configuration (TF_CLI_CONFIG_FILE,
+// ~/.tofurc, ~/.terraformrc and ~/.terraform.d/*.tfrc) and builds the
+// provider installation it describes, so that a program embedding tflock
+// installs providers from the same places tofu would on the same machine.
+//
+// # What is read
+//
+//   - host "HOSTNAME" { services = { "providers.v1" = "https://..." } }:
+//     service discovery overrides ([Host]).
+//   - credentials "HOSTNAME" { token = "..." }: bearer tokens
+//     ([Config.Token]). Tokens are never shown by String, GoString or any
+//     diagnostic.
+//   - credentials_helper "NAME" { args = [...] }: parsed, but not run.
+//   - provider_installation { ... } with the methods direct,
+//     filesystem_mirror { path }, network_mirror { url },
+//     oci_mirror { repository_template }, each with optional include and
+//     exclude provider patterns, and dev_overrides { "ADDR" = "DIR" }.
+//   - plugin_cache_dir and plugin_cache_may_break_dependency_lock_file.
+//
+// [Parse] reads one file (native HCL syntax, or JSON for ".json" names),
+// [Load] finds and merges the files as tofu does, with the environment
+// variables that override them, and [Config.Sources] composes the sources:
+// a [source.MultiSource] of [source.Selector]s, the dev overrides and the
+// plugin cache directory. The registry and OCI sources are passed in as
+// constructors ([SourceOptions]), so this package does not depend on them.
+package cliconfig

@@ -1,0 +1,170 @@
+package cliconfig_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/tflock/tflock/source/cliconfig"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// machine is a fake home directory and environment.
+func machine(t *testing.T, env map[string]string) (string, cliconfig.LoadOptions) {
+	home := t.TempDir()
+	return home, cliconfig.LoadOptions{
+		Getenv:  func(k string) string { return env[k] },
+		HomeDir: func() (string, error) { return home, nil },
+		GOOS:    "linux",
+	}
+}
+
+func TestLocations(t *testing.T) {
+	env := map[string]string{}
+	home, opts := machine(t, env)
+
+	files, override, err := cliconfig.Locations(opts)
+	if err != nil || override || len(files) != 0 {
+		t.Fatalf("empty home: %v %v %v", files, override, err)
+	}
+
+	writeFile(t, filepath.Join(home, ".terraformrc"), "")
+	files, _, _ = cliconfig.Locations(opts)
+	if !slices.Equal(files, []string{filepath.Join(home, ".terraformrc")}) {
+		t.Errorf("with .terraformrc: %v", files)
+	}
+
+	writeFile(t, filepath.Join(home, ".tofurc"), "")
+	writeFile(t, filepath.Join(home, ".terraform.d", "b.tfrc"), "")
+	writeFile(t, filepath.Join(home, ".terraform.d", "a.tfrc.json"), "{}")
+	writeFile(t, filepath.Join(home, ".terraform.d", "ignored.txt"), "")
+	files, _, _ = cliconfig.Locations(opts)
+	want := []string{filepath.Join(home, ".tofurc"), filepath.Join(home, ".terraform.d", "a.tfrc.json"), filepath.Join(home, ".terraform.d", "b.tfrc")}
+	if !slices.Equal(files, want) {
+		t.Errorf("got %v, want %v (.tofurc wins over .terraformrc)", files, want)
+	}
+
+	// XDG_CONFIG_HOME counts only when the classic locations are absent.
+	env["XDG_CONFIG_HOME"] = filepath.Join(home, "xdg")
+	writeFile(t, filepath.Join(home, "xdg", "opentofu", "tofurc"), "")
+	writeFile(t, filepath.Join(home, "xdg", "opentofu", "x.tfrc"), "")
+	if files, _, _ = cliconfig.Locations(opts); !slices.Equal(files, want) {
+		t.Errorf("with XDG_CONFIG_HOME and classic files: %v", files)
+	}
+	home2, opts2 := machine(t, env)
+	files, _, _ = cliconfig.Locations(opts2)
+	if want := []string{filepath.Join(home, "xdg", "opentofu", "tofurc"), filepath.Join(home, "xdg", "opentofu", "x.tfrc")}; !slices.Equal(files, want) {
+		t.Errorf("fresh home %s with XDG_CONFIG_HOME: %v, want %v", home2, files, want)
+	}
+	delete(env, "XDG_CONFIG_HOME")
+
+	env["TERRAFORM_CONFIG"] = "/legacy.rc"
+	files, override, _ = cliconfig.Locations(opts)
+	if !override || !slices.Equal(files, []string{"/legacy.rc"}) {
+		t.Errorf("TERRAFORM_CONFIG: %v", files)
+	}
+	env["TF_CLI_CONFIG_FILE"] = "/x.rc"
+	files, _, _ = cliconfig.Locations(opts)
+	if !slices.Equal(files, []string{"/x.rc"}) {
+		t.Errorf("TF_CLI_CONFIG_FILE: %v", files)
+	}
+
+	win := cliconfig.LoadOptions{GOOS: "windows", Getenv: func(k string) string {
+		if k == "APPDATA" {
+			return home
+		}
+		return ""
+	}, HomeDir: func() (string, error) { return "", errors.New("unused") }}
+	writeFile(t, filepath.Join(home, "tofu.rc"), "")
+	files, _, _ = cliconfig.Locations(win)
+	if len(files) == 0 || files[0] != filepath.Join(home, "tofu.rc") {
+		t.Errorf("windows, only tofu.rc: %v", files)
+	}
+	writeFile(t, filepath.Join(home, "terraform.rc"), "")
+	files, _, _ = cliconfig.Locations(win)
+	if len(files) == 0 || files[0] != filepath.Join(home, "terraform.rc") {
+		t.Errorf("windows, both: %v", files)
+	}
+}
+
+func TestLoadMergesAndEnvironment(t *testing.T) {
+	env := map[string]string{"CACHE_ROOT": "/var/cache"}
+	home, opts := machine(t, env)
+	writeFile(t, filepath.Join(home, ".tofurc"), `
+plugin_cache_dir = "${CACHE_ROOT}/tofu"
+credentials "a.example.com" {
+  token = "from-main"
+}
+provider_installation {
+  direct {}
+}
+`)
+	writeFile(t, filepath.Join(home, ".terraform.d", "extra.tfrc"), `
+plugin_cache_dir = "/ignored"
+credentials "a.example.com" {
+  token = "from-dir"
+}
+credentials "b.example.com" {
+  token = "b"
+}
+`)
+	cfg, diags := cliconfig.Load(opts)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if cfg.PluginCacheDir != "/var/cache/tofu" {
+		t.Errorf("plugin_cache_dir = %q; the first file's wins, with variables expanded", cfg.PluginCacheDir)
+	}
+	if cfg.Token("a.example.com") != "from-dir" || cfg.Token("b.example.com") != "b" {
+		t.Errorf("later credentials blocks replace earlier ones: %q %q", cfg.Token("a.example.com"), cfg.Token("b.example.com"))
+	}
+	if cfg.ProviderInstallation == nil || len(cfg.Files) != 2 {
+		t.Errorf("files %v installation %v", cfg.Files, cfg.ProviderInstallation)
+	}
+
+	env["TF_PLUGIN_CACHE_DIR"] = "/env/cache"
+	env["TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE"] = "1"
+	cfg, _ = cliconfig.Load(opts)
+	if cfg.PluginCacheDir != "/env/cache" || !cfg.PluginCacheMayBreakDependencyLockFile {
+		t.Errorf("environment overrides: %q %v", cfg.PluginCacheDir, cfg.PluginCacheMayBreakDependencyLockFile)
+	}
+
+	// A second provider_installation block in another file is an error.
+	writeFile(t, filepath.Join(home, ".terraform.d", "more.tfrc"), "provider_installation {\n}\n")
+	_, diags = cliconfig.Load(opts)
+	if !diags.HasErrors() || firstError(diags) != "Duplicate provider_installation block" {
+		t.Errorf("diagnostics %v", diags)
+	}
+}
+
+func TestLoadOverrideMissing(t *testing.T) {
+	_, opts := machine(t, map[string]string{"TF_CLI_CONFIG_FILE": filepath.Join(t.TempDir(), "nope.rc")})
+	cfg, diags := cliconfig.Load(opts)
+	if len(diags) != 1 || diags.HasErrors() || diags[0].Summary != "Unable to open CLI configuration file" {
+		t.Errorf("diagnostics %v", diags)
+	}
+	if cfg == nil || cfg.ProviderInstallation != nil {
+		t.Errorf("config %+v", cfg)
+	}
+}
+
+func firstError(diags hcl.Diagnostics) string {
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			return d.Summary
+		}
+	}
+	return ""
+}

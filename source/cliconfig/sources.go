@@ -1,0 +1,195 @@
+package cliconfig
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/mirror"
+)
+
+// SourceOptions gives [Config.Sources] the constructors of the sources this
+// package does not implement itself, so that it does not depend on them.
+type SourceOptions struct {
+	// Direct returns the source for direct installation from each
+	// provider's origin registry (a source/registry source configured with
+	// the host blocks and credentials of cfg). Default: none; a configured
+	// direct method is then an error, and the implied configuration has no
+	// direct installation.
+	Direct func(cfg *Config) (source.Source, error)
+	// Network returns the source for a network_mirror block.
+	// Default: a [mirror.Network] using HTTPClient and the credentials of
+	// cfg.
+	Network func(mirrorURL string, cfg *Config) (source.Source, error)
+	// HTTPClient is the client of the default network mirror source.
+	// Default: the mirror package's default client.
+	HTTPClient mirror.HTTPClient
+	// OCI returns the source for an oci_mirror block, given its
+	// repository_template. Default: none; an oci_mirror block is then an
+	// error.
+	OCI func(repositoryTemplate string, cfg *Config) (source.Source, error)
+	// Implied locates the implied local mirror directories used when there
+	// is no provider_installation block. Default: the zero
+	// [mirror.ImpliedDirsEnv], which knows no home directory and no
+	// environment: "terraform.d/plugins" relative to the working directory
+	// and the platform's system-wide directories. Pass
+	// [mirror.CurrentImpliedDirsEnv]() to behave as tofu on this machine.
+	Implied mirror.ImpliedDirsEnv
+}
+
+// Installation is what a CLI configuration says about installing
+// providers.
+type Installation struct {
+	// Source combines the installation methods in priority order, each
+	// restricted by its include and exclude patterns.
+	Source *source.MultiSource
+	// DevOverrides are the providers to use from local directories, never
+	// installed nor locked.
+	DevOverrides mirror.DevOverrides
+	// PluginCacheDir is the shared provider cache directory, or "".
+	PluginCacheDir string
+	// Implied is true when the configuration had no provider_installation
+	// block and OpenTofu's implied methods were used.
+	Implied bool
+	// ImpliedDirs are the implied local mirror directories that exist and
+	// were used, in priority order.
+	ImpliedDirs []string
+}
+
+// Sources builds the provider installation OpenTofu would use with this
+// configuration.
+//
+// With a provider_installation block, each method becomes a
+// [source.Selector] with its include and exclude patterns, in the order
+// written; direct and network_mirror sources are wrapped in
+// [source.Memoize].
+//
+// Without one, the implied configuration applies, as in tofu: a filesystem
+// mirror for each implied local directory that exists ([mirror.ImpliedDirs]),
+// then direct installation for every provider not found in any of those
+// directories.
+func (c *Config) Sources(ctx context.Context, opts SourceOptions) (*Installation, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	inst := &Installation{PluginCacheDir: c.PluginCacheDir}
+	if c.CredentialsHelper != nil {
+		r := c.CredentialsHelper.DeclRange
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Credentials helpers are not supported",
+			Detail:  fmt.Sprintf("The credentials helper %q is ignored: tflock reads credentials only from credentials blocks and TF_TOKEN_ environment variables.", c.CredentialsHelper.Name),
+			Subject: &r})
+	}
+	if c.ProviderInstallation == nil {
+		return c.implied(ctx, opts, inst, diags)
+	}
+	if len(c.ProviderInstallation.DevOverrides) > 0 {
+		inst.DevOverrides = mirror.DevOverrides(c.ProviderInstallation.DevOverrides)
+	}
+	var sels []source.Source
+	for _, m := range c.ProviderInstallation.Methods {
+		src, d := c.methodSource(m, opts)
+		diags = append(diags, d...)
+		if src == nil {
+			continue
+		}
+		sel := source.Selector{Source: src, Name: m.Kind.String()}
+		if m.Location != "" {
+			sel.Name += " " + m.Location
+		}
+		for _, p := range m.Include {
+			if pat, err := source.ParseProviderPattern(p); err == nil {
+				sel.Include = append(sel.Include, pat)
+			}
+		}
+		for _, p := range m.Exclude {
+			if pat, err := source.ParseProviderPattern(p); err == nil {
+				sel.Exclude = append(sel.Exclude, pat)
+			}
+		}
+		sels = append(sels, sel)
+	}
+	inst.Source = source.Multi(sels...)
+	return inst, diags
+}
+
+func (c *Config) methodSource(m Method, opts SourceOptions) (source.Source, hcl.Diagnostics) {
+	r := m.DeclRange
+	fail := func(summary, detail string) (source.Source, hcl.Diagnostics) {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r}}
+	}
+	switch m.Kind {
+	case Direct:
+		if opts.Direct == nil {
+			return fail("Direct installation is not available", "The program did not provide a registry source, so the direct installation method cannot be used.")
+		}
+		src, err := opts.Direct(c)
+		if err != nil {
+			return fail("Cannot use direct installation", err.Error())
+		}
+		return source.Memoize(src), nil
+	case FilesystemMirror:
+		return mirror.NewFilesystem(m.Location), nil
+	case NetworkMirror:
+		u, err := url.Parse(m.Location)
+		if err != nil {
+			return fail("Invalid URL for provider installation source", fmt.Sprintf("Cannot parse %q as a URL for a network provider mirror: %s.", m.Location, err))
+		}
+		if u.Scheme != "https" || u.Host == "" {
+			return fail("Invalid URL for provider installation source", fmt.Sprintf("Cannot use %q as a URL for a network provider mirror: the mirror must be at an https: URL.", m.Location))
+		}
+		var src source.Source
+		if opts.Network != nil {
+			src, err = opts.Network(m.Location, c)
+		} else {
+			src, err = mirror.NewNetwork(mirror.NetworkOptions{URL: m.Location, Client: opts.HTTPClient, Token: c.Token})
+		}
+		if err != nil {
+			return fail("Invalid URL for provider installation source", err.Error())
+		}
+		return source.Memoize(src), nil
+	case OCIMirror:
+		if opts.OCI == nil {
+			return fail("OCI mirrors are not available", "The program did not provide an OCI source, so the oci_mirror installation method cannot be used.")
+		}
+		src, err := opts.OCI(m.Location, c)
+		if err != nil {
+			return fail("Invalid oci_mirror block", err.Error())
+		}
+		return src, nil
+	}
+	return fail("Unsupported installation method", fmt.Sprintf("Installation method %s is not supported.", m.Kind))
+}
+
+func (c *Config) implied(ctx context.Context, opts SourceOptions, inst *Installation, diags hcl.Diagnostics) (*Installation, hcl.Diagnostics) {
+	inst.Implied = true
+	var sels []source.Source
+	var found []source.Pattern
+	for _, dir := range mirror.ImpliedDirs(opts.Implied) {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			continue
+		}
+		fsm := mirror.NewFilesystem(dir)
+		// As tofu does, a provider found in a local directory is not
+		// installed directly from its registry; a directory that cannot
+		// be read provides nothing.
+		if provs, err := fsm.Providers(ctx); err == nil {
+			for _, p := range provs {
+				found = append(found, source.ProviderPattern(p))
+			}
+		}
+		inst.ImpliedDirs = append(inst.ImpliedDirs, dir)
+		sels = append(sels, source.Selector{Source: fsm, Name: "filesystem_mirror " + dir})
+	}
+	if opts.Direct != nil {
+		src, err := opts.Direct(c)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot use direct installation", Detail: err.Error()})
+		} else {
+			sels = append(sels, source.Selector{Source: source.Memoize(src), Name: "direct", Exclude: found})
+		}
+	}
+	inst.Source = source.Multi(sels...)
+	return inst, diags
+}

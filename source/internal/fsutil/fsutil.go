@@ -1,0 +1,193 @@
+// Package fsutil holds the file-system steps the sources share: preparing a
+// destination directory so that a failed fetch leaves nothing behind,
+// copying a package directory, and extracting a zip archive safely.
+package fsutil
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Prepare makes dir ready to receive a package: it must not exist or be an
+// empty directory. It returns a cleanup function that, called after a
+// failure, removes everything the fetch put there (and dir itself if
+// Prepare created it).
+func Prepare(dir string) (cleanup func(), err error) {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		return func() { _ = os.RemoveAll(dir) }, nil
+	case err != nil:
+		return nil, err
+	case len(entries) > 0:
+		return nil, fmt.Errorf("destination directory %s is not empty", dir)
+	}
+	return func() {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}, nil
+}
+
+// ValidName reports whether name is a safe relative slash-separated file
+// name: not empty, not absolute, no "." or ".." element, no backslash, no
+// NUL.
+func ValidName(name string) bool {
+	if name == "" || strings.HasPrefix(name, "/") || strings.ContainsAny(name, "\\\x00") || strings.Contains(name, ":") {
+		return false
+	}
+	for _, el := range strings.Split(name, "/") {
+		if el == "" || el == "." || el == ".." {
+			return false
+		}
+	}
+	return path.Clean(name) == name
+}
+
+// CopyDir copies the regular files under src into dst (which exists),
+// keeping the executable bits. Symbolic links are followed.
+func CopyDir(ctx context.Context, src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if rel == "." {
+			return nil
+		}
+		target := filepath.Join(dst, rel)
+		info, err := os.Stat(p) // follows links
+		if err != nil {
+			return err
+		}
+		if info.IsDir() {
+			if d.Type()&fs.ModeSymlink != 0 {
+				if err := os.MkdirAll(target, 0o755); err != nil {
+					return err
+				}
+				return CopyDir(ctx, p, target)
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		return copyFile(p, target, info.Mode().Perm())
+	})
+}
+
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm|0o200)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// WriteFile writes one file of a package, creating parent directories.
+func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
+	if !ValidName(name) {
+		return fmt.Errorf("invalid file name %q in package", name)
+	}
+	target := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(target, data, perm)
+}
+
+// DefaultMaxExtract is the default limit on the total uncompressed size of
+// an extracted archive: 2 GiB.
+const DefaultMaxExtract = 2 << 30
+
+// ExtractZip extracts the zip archive at zipPath into dst (which exists).
+// Entries with unsafe names (absolute, with "..", with backslashes), links
+// and a total uncompressed size over limit (if limit > 0) are errors.
+func ExtractZip(ctx context.Context, zipPath, dst string, limit int64) error {
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	var total int64
+	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(f.Name, "/")
+		if !ValidName(name) {
+			return fmt.Errorf("archive entry %q has an unsafe name", f.Name)
+		}
+		mode := f.Mode()
+		if mode&fs.ModeSymlink != 0 {
+			return fmt.Errorf("archive entry %q is a symbolic link, which a package must not contain", f.Name)
+		}
+		target := filepath.Join(dst, filepath.FromSlash(name))
+		if f.FileInfo().IsDir() {
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("archive entry %q: %w", f.Name, err)
+		}
+		perm := fs.FileMode(0o644)
+		if mode.Perm()&0o111 != 0 {
+			perm = 0o755
+		}
+		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			rc.Close()
+			return err
+		}
+		var r io.Reader = rc
+		if limit > 0 {
+			r = io.LimitReader(rc, limit-total+1)
+		}
+		n, err := io.Copy(out, r)
+		rc.Close()
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("archive entry %q: %w", f.Name, err)
+		}
+		total += n
+		if limit > 0 && total > limit {
+			return fmt.Errorf("archive expands to more than %d bytes", limit)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/tflock/tflock/hash"
+)
+
+// Memoize returns a source that asks src at most once per package for its
+// versions and (when src is a [ChecksumReporter]) its checksums, and then
+// answers from memory. Concurrent callers asking about the same package wait
+// for the one call in flight and share its answer. Errors are remembered
+// too, except context cancellations and deadlines, which concern only the
+// caller that saw them: the next caller asks again.
+//
+// Versions are remembered per package family (a provider address or a
+// module source), checksums per exact package. Fetch is passed through
+// unchanged, since each call brings the package to a different directory.
+//
+// The result is a [ChecksumReporter] exactly when src is one. Use one
+// memoizing source per run: it never forgets.
+func Memoize(src Source) Source {
+	m := &memo{src: src}
+	if cr, ok := src.(ChecksumReporter); ok {
+		return &memoChecksums{memo: m, cr: cr}
+	}
+	return m
+}
+
+type memo struct {
+	src      Source
+	versions flight[[]Available]
+}
+
+type memoChecksums struct {
+	*memo
+	cr        ChecksumReporter
+	checksums flight[[]hash.Record]
+}
+
+var (
+	_ Source           = (*memo)(nil)
+	_ ChecksumReporter = (*memoChecksums)(nil)
+)
+
+// familyKey identifies the package family Versions is about.
+func familyKey(pkg Package) string {
+	switch p := pkg.(type) {
+	case ProviderPackage:
+		return "p " + p.Addr.String()
+	case ModulePackage:
+		return "m " + p.Source
+	}
+	return "? " + pkg.String()
+}
+
+func (m *memo) String() string { return displayName(m.src) }
+
+func (m *memo) Versions(ctx context.Context, pkg Package) ([]Available, error) {
+	list, err := m.versions.do(ctx, familyKey(pkg), func() ([]Available, error) {
+		return m.src.Versions(ctx, pkg)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Callers may modify what they get; hand each its own copy.
+	out := make([]Available, len(list))
+	for i, a := range list {
+		a.Platforms = append([]Platform(nil), a.Platforms...)
+		a.Protocols = append([]string(nil), a.Protocols...)
+		out[i] = a
+	}
+	return out, nil
+}
+
+func (m *memo) Fetch(ctx context.Context, pkg Package, dir string) (*Fetched, error) {
+	return m.src.Fetch(ctx, pkg, dir)
+}
+
+func (m *memoChecksums) Checksums(ctx context.Context, pkg Package) ([]hash.Record, error) {
+	recs, err := m.checksums.do(ctx, familyKey(pkg)+" "+pkg.String(), func() ([]hash.Record, error) {
+		return m.cr.Checksums(ctx, pkg)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append([]hash.Record(nil), recs...), nil
+}
+
+// flight remembers one result per key and lets concurrent callers of the
+// same key share a single call.
+type flight[T any] struct {
+	mu    sync.Mutex
+	calls map[string]*call[T]
+}
+
+type call[T any] struct {
+	done chan struct{}
+	val  T
+	err  error
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+func (f *flight[T]) do(ctx context.Context, key string, fn func() (T, error)) (T, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			var zero T
+			return zero, err
+		}
+		f.mu.Lock()
+		if f.calls == nil {
+			f.calls = map[string]*call[T]{}
+		}
+		c, ok := f.calls[key]
+		if !ok {
+			c = &call[T]{done: make(chan struct{})}
+			f.calls[key] = c
+			f.mu.Unlock()
+			c.val, c.err = fn()
+			if c.err != nil && isContextErr(c.err) {
+				// Not an answer about the package: forget it.
+				f.mu.Lock()
+				delete(f.calls, key)
+				f.mu.Unlock()
+			}
+			close(c.done)
+			return c.val, c.err
+		}
+		f.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			var zero T
+			return zero, ctx.Err()
+		case <-c.done:
+		}
+		if c.err != nil && isContextErr(c.err) && ctx.Err() == nil {
+			// The caller that made the call gave up; ask again for us.
+			continue
+		}
+		return c.val, c.err
+	}
+}

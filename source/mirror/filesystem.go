@@ -1,0 +1,390 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+	svchost "github.com/hashicorp/terraform-svchost"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/fsutil"
+	"github.com/tflock/tflock/source/internal/pkghash"
+)
+
+// Filesystem is a provider mirror in a local directory, as OpenTofu's
+// filesystem_mirror installation method reads it. Both layouts are read at
+// once, in any mix:
+//
+//   - unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ holding the package's
+//     files;
+//   - packed: HOST/NAMESPACE/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip.
+//
+// Host directory names are compared in their normalized form, namespace
+// and type case-insensitively; entries whose names do not parse (a version
+// that is not strict semver, a platform that is not "os_arch", a zip of
+// another provider type) are ignored. When a package exists in both layouts
+// the unpacked directory is used.
+//
+// Filesystem serves providers only: every module package is reported as
+// not found. It is safe for concurrent use.
+type Filesystem struct {
+	dir string
+}
+
+var (
+	_ source.Source           = (*Filesystem)(nil)
+	_ source.ChecksumReporter = (*Filesystem)(nil)
+)
+
+// NewFilesystem returns the filesystem mirror rooted at dir. A directory
+// that does not exist is an empty mirror.
+func NewFilesystem(dir string) *Filesystem {
+	return &Filesystem{dir: dir}
+}
+
+// String returns the mirror's directory.
+func (f *Filesystem) String() string { return f.dir }
+
+// Entry is one provider package found in a filesystem mirror.
+type Entry struct {
+	Package source.ProviderPackage
+	// Path is the package directory (unpacked) or the zip file (packed).
+	Path string
+	// Packed is true for a zip archive.
+	Packed bool
+}
+
+// Entries returns every package in the mirror, sorted by provider address,
+// version, platform, with unpacked entries before packed ones.
+func (f *Filesystem) Entries(ctx context.Context) ([]Entry, error) {
+	return f.scan(ctx, nil)
+}
+
+// Providers returns the addresses of the providers the mirror holds at
+// least one package of, sorted.
+func (f *Filesystem) Providers(ctx context.Context) ([]tfaddr.Provider, error) {
+	entries, err := f.scan(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []tfaddr.Provider
+	for _, e := range entries {
+		if len(out) == 0 || out[len(out)-1] != e.Package.Addr {
+			out = append(out, e.Package.Addr)
+		}
+	}
+	return out, nil
+}
+
+// scan reads the mirror, restricted to one provider when only is non-nil.
+func (f *Filesystem) scan(ctx context.Context, only *tfaddr.Provider) ([]Entry, error) {
+	var out []Entry
+	hosts, err := readDirs(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hosts {
+		host, err := svchost.ForComparison(h)
+		if err != nil || (only != nil && host != only.Hostname) {
+			continue
+		}
+		hostDir := filepath.Join(f.dir, h)
+		namespaces, err := readDirs(hostDir)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range namespaces {
+			ns := n
+			if ns != tfaddr.LegacyProviderNamespace {
+				if ns, err = tfaddr.ParseProviderNamespace(n); err != nil {
+					continue
+				}
+			}
+			if only != nil && ns != only.Namespace {
+				continue
+			}
+			types, err := readDirs(filepath.Join(hostDir, n))
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range types {
+				typ, err := tfaddr.ParseProviderPart(t)
+				if err != nil || (only != nil && typ != only.Type) {
+					continue
+				}
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				addr := tfaddr.Provider{Hostname: host, Namespace: ns, Type: typ}
+				found, err := scanType(filepath.Join(hostDir, n, t), addr)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, found...)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Package, out[j].Package
+		if a.Addr != b.Addr {
+			return a.Addr.String() < b.Addr.String()
+		}
+		if a.Version != b.Version {
+			return a.Version.LessThan(b.Version)
+		}
+		if a.Platform != b.Platform {
+			return a.Platform.LessThan(b.Platform)
+		}
+		return !out[i].Packed && out[j].Packed
+	})
+	return out, nil
+}
+
+// readDirs lists the names of the directories (or links to directories)
+// in dir, sorted. A missing dir has none.
+func readDirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if isDir(filepath.Join(dir, e.Name()), e) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+func isDir(path string, e fs.DirEntry) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		info, err := os.Stat(path)
+		return err == nil && info.IsDir()
+	}
+	return false
+}
+
+func scanType(dir string, addr tfaddr.Provider) ([]Entry, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if isDir(p, e) {
+			v, err := versions.Parse(e.Name())
+			if err != nil {
+				continue
+			}
+			plats, err := readDirs(p)
+			if err != nil {
+				return nil, err
+			}
+			for _, pl := range plats {
+				plat, err := source.ParsePlatform(pl)
+				if err != nil {
+					continue
+				}
+				out = append(out, Entry{
+					Package: source.ProviderPackage{Addr: addr, Version: v, Platform: plat},
+					Path:    filepath.Join(p, pl),
+				})
+			}
+			continue
+		}
+		if pkg, ok := parsePackedName(e.Name(), addr); ok {
+			out = append(out, Entry{Package: pkg, Path: p, Packed: true})
+		}
+	}
+	return out, nil
+}
+
+// parsePackedName parses "terraform-provider-TYPE_VERSION_OS_ARCH.zip".
+func parsePackedName(name string, addr tfaddr.Provider) (source.ProviderPackage, bool) {
+	rest, ok := strings.CutPrefix(name, "terraform-provider-")
+	if !ok {
+		return source.ProviderPackage{}, false
+	}
+	rest, ok = strings.CutSuffix(rest, ".zip")
+	if !ok {
+		return source.ProviderPackage{}, false
+	}
+	parts := strings.Split(rest, "_")
+	if len(parts) != 4 {
+		return source.ProviderPackage{}, false
+	}
+	if typ, err := tfaddr.ParseProviderPart(parts[0]); err != nil || typ != addr.Type {
+		return source.ProviderPackage{}, false
+	}
+	v, err := versions.Parse(parts[1])
+	if err != nil {
+		return source.ProviderPackage{}, false
+	}
+	plat, err := source.ParsePlatform(parts[2] + "_" + parts[3])
+	if err != nil {
+		return source.ProviderPackage{}, false
+	}
+	return source.ProviderPackage{Addr: addr, Version: v, Platform: plat}, true
+}
+
+func (f *Filesystem) errorf(pkg source.Package, sentinel error, format string, args ...any) error {
+	return &source.Error{Source: f.dir, Package: pkg, Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
+}
+
+func (f *Filesystem) entriesFor(ctx context.Context, pkg source.Package) (source.ProviderPackage, []Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return source.ProviderPackage{}, nil, err
+	}
+	p, ok := pkg.(source.ProviderPackage)
+	if !ok {
+		return p, nil, f.errorf(pkg, source.ErrNotFound, "a filesystem mirror holds providers only")
+	}
+	entries, err := f.scan(ctx, &p.Addr)
+	if err != nil {
+		return p, nil, &source.Error{Source: f.dir, Package: pkg, Err: err}
+	}
+	if len(entries) == 0 {
+		return p, nil, f.errorf(pkg, source.ErrNotFound, "no package of this provider in the mirror")
+	}
+	return p, entries, nil
+}
+
+// Versions implements [source.Lister].
+func (f *Filesystem) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	_, entries, err := f.entriesFor(ctx, pkg)
+	if err != nil {
+		return nil, err
+	}
+	var out []source.Available
+	for _, e := range entries {
+		n := len(out)
+		if n == 0 || out[n-1].Version != e.Package.Version {
+			out = append(out, source.Available{Version: e.Package.Version})
+			n++
+		}
+		if !slices.Contains(out[n-1].Platforms, e.Package.Platform) {
+			out[n-1].Platforms = append(out[n-1].Platforms, e.Package.Platform)
+		}
+	}
+	return out, nil
+}
+
+// find returns the entry for an exact package, preferring unpacked.
+func (f *Filesystem) find(ctx context.Context, pkg source.Package) (Entry, error) {
+	p, entries, err := f.entriesFor(ctx, pkg)
+	if err != nil {
+		return Entry{}, err
+	}
+	versionSeen := false
+	for _, e := range entries {
+		if e.Package.Version != p.Version {
+			continue
+		}
+		versionSeen = true
+		if e.Package.Platform == p.Platform {
+			return e, nil
+		}
+	}
+	if versionSeen {
+		return Entry{}, f.errorf(pkg, source.ErrPlatformNotSupported, "no package for %s in the mirror", p.Platform)
+	}
+	return Entry{}, f.errorf(pkg, source.ErrVersionNotFound, "no version %s in the mirror", p.Version)
+}
+
+// Fetch implements [source.Fetcher]: it copies an unpacked package, or
+// extracts a packed one, into dir. Hashes holds the h1: of dir, and for a
+// packed package also the zh: of the zip.
+func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	e, err := f.find(ctx, pkg)
+	if err != nil {
+		return nil, err
+	}
+	cleanup, err := fsutil.Prepare(dir)
+	if err != nil {
+		return nil, &source.Error{Source: f.dir, Package: pkg, Err: err}
+	}
+	fail := func(err error) (*source.Fetched, error) {
+		cleanup()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &source.Error{Source: f.dir, Package: pkg, Err: fmt.Errorf("%s: %w", e.Path, err)}
+	}
+	got := &source.Fetched{Package: pkg, Dir: dir, Location: e.Path}
+	if e.Packed {
+		info, err := os.Stat(e.Path)
+		if err != nil {
+			return fail(err)
+		}
+		got.Size = info.Size()
+		if err := fsutil.ExtractZip(ctx, e.Path, dir, fsutil.DefaultMaxExtract); err != nil {
+			return fail(err)
+		}
+		zh, err := pkghash.ZH(e.Path)
+		if err != nil {
+			return fail(err)
+		}
+		got.Hashes = append(got.Hashes, zh)
+	} else if err := fsutil.CopyDir(ctx, e.Path, dir); err != nil {
+		return fail(err)
+	}
+	h1, err := pkghash.H1Dir(dir)
+	if err != nil {
+		return fail(err)
+	}
+	got.Hashes = append([]hash.Hash{h1}, got.Hashes...)
+	return got, nil
+}
+
+// Checksums implements [source.ChecksumReporter]: for pkg's version it
+// reports the h1: of every platform's package in the mirror, and the zh: of
+// every packed one, with the mirror's directory as provenance. A zip that
+// is not a valid archive still has its zh: reported.
+func (f *Filesystem) Checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
+	p, entries, err := f.entriesFor(ctx, pkg)
+	if err != nil {
+		return nil, err
+	}
+	var out []hash.Record
+	for _, e := range entries {
+		if e.Package.Version != p.Version {
+			continue
+		}
+		prov := hash.Provenance{Mirrors: []string{f.dir}, Platforms: []string{e.Package.Platform.String()}}
+		if e.Packed {
+			if zh, err := pkghash.ZH(e.Path); err == nil {
+				out = append(out, hash.Record{Hash: zh, Provenance: prov})
+			}
+			if h1, err := pkghash.H1Zip(e.Path); err == nil {
+				out = append(out, hash.Record{Hash: h1, Provenance: prov})
+			}
+			continue
+		}
+		h1, err := pkghash.H1Dir(e.Path)
+		if err != nil {
+			return nil, &source.Error{Source: f.dir, Package: pkg, Err: err}
+		}
+		out = append(out, hash.Record{Hash: h1, Provenance: prov})
+	}
+	if len(out) == 0 {
+		return nil, f.errorf(pkg, source.ErrVersionNotFound, "no version %s in the mirror", p.Version)
+	}
+	return out, nil
+}

@@ -1,0 +1,425 @@
+package mirror
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/fsutil"
+	"github.com/tflock/tflock/source/internal/pkghash"
+)
+
+// HTTPClient sends HTTP requests; *http.Client satisfies it.
+type HTTPClient interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// NetworkOptions configures a [Network] mirror.
+type NetworkOptions struct {
+	// URL is the mirror's base URL; it must use https. Required.
+	URL string
+	// Client sends the requests. Default: an http.Client with a 60 s
+	// timeout that refuses redirects from https to http.
+	Client HTTPClient
+	// Token returns the bearer token for a host, or "" for none (the CLI
+	// configuration's credentials blocks, TF_TOKEN_ variables). The token
+	// is sent only to the mirror's own host and never appears in errors.
+	// Default: no credentials.
+	Token func(host string) string
+	// TrustAllHashes reports the hashes the mirror lists for every platform
+	// of a version (in [Network.Checksums] and [source.Fetched.Origin]),
+	// with the mirror as their provenance, as OpenTofu's trust_all_hashes
+	// option does. Default: false, and only the hashes computed from the
+	// downloaded package are reported.
+	TrustAllHashes bool
+	// UserAgent is sent with each request. Default: "tflock".
+	UserAgent string
+	// MaxJSONSize limits the size of index.json and VERSION.json
+	// responses. Default: 4 MiB.
+	MaxJSONSize int64
+	// MaxArchiveSize limits the size of a downloaded package.
+	// Default: 1 GiB.
+	MaxArchiveSize int64
+}
+
+// Network is a provider mirror that speaks OpenTofu's provider network
+// mirror protocol: GET BASE/HOST/NAMESPACE/TYPE/index.json lists the
+// versions ({"versions": {"2.0.0": {}}}), and
+// GET BASE/HOST/NAMESPACE/TYPE/VERSION.json lists each platform's archive
+// ({"archives": {"linux_amd64": {"url": "...", "hashes": ["h1:..."]}}}),
+// with archive URLs relative to the VERSION.json URL.
+//
+// A downloaded package must match one of the hashes the mirror lists for
+// it (when it lists any), or Fetch fails with [source.ErrChecksumMismatch]
+// and keeps nothing. Network serves providers only and is safe for
+// concurrent use.
+type Network struct {
+	base *url.URL
+	opts NetworkOptions
+
+	mu   sync.Mutex
+	docs map[string]*versionDoc // VERSION.json by URL
+}
+
+var (
+	_ source.Source           = (*Network)(nil)
+	_ source.ChecksumReporter = (*Network)(nil)
+)
+
+// NewNetwork returns the network mirror at opts.URL. The URL must be an
+// absolute https URL.
+func NewNetwork(opts NetworkOptions) (*Network, error) {
+	u, err := url.Parse(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid network mirror URL %q: %v", opts.URL, err)
+	}
+	if u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("cannot use %q as a network provider mirror: the mirror must be at an https: URL", opts.URL)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("invalid network mirror URL: it must not contain credentials; use the credentials block of the CLI configuration")
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	if opts.Client == nil {
+		opts.Client = &http.Client{Timeout: 60 * time.Second, CheckRedirect: httpsOnly}
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = "tflock"
+	}
+	if opts.MaxJSONSize <= 0 {
+		opts.MaxJSONSize = 4 << 20
+	}
+	if opts.MaxArchiveSize <= 0 {
+		opts.MaxArchiveSize = 1 << 30
+	}
+	return &Network{base: u, opts: opts, docs: map[string]*versionDoc{}}, nil
+}
+
+// httpsOnly refuses redirects that leave https, and long redirect chains.
+func httpsOnly(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "https" {
+		return fmt.Errorf("refusing a redirect to %s: a network mirror must use https", redact(req.URL))
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// String returns the mirror's base URL.
+func (n *Network) String() string { return n.base.String() }
+
+type indexDoc struct {
+	Versions map[string]json.RawMessage `json:"versions"`
+}
+
+type versionDoc struct {
+	Archives map[string]archive `json:"archives"`
+}
+
+type archive struct {
+	URL    string   `json:"url"`
+	Hashes []string `json:"hashes"`
+}
+
+func (n *Network) providerURL(addr tfaddr.Provider, file string) *url.URL {
+	rel := &url.URL{Path: addr.Hostname.String() + "/" + addr.Namespace + "/" + addr.Type + "/" + file}
+	return n.base.ResolveReference(rel)
+}
+
+func (n *Network) errorf(pkg source.Package, sentinel error, format string, args ...any) error {
+	return &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
+}
+
+// get performs a GET and returns the response for a 200; other statuses
+// are errors (404 wraps notFound).
+func (n *Network) get(ctx context.Context, pkg source.Package, u *url.URL, notFound error) (*http.Response, error) {
+	if u.Scheme != "https" {
+		return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("refusing to fetch %s: a network mirror must use https", redact(u))}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, &source.Error{Source: n.String(), Package: pkg, Err: err}
+	}
+	req.Header.Set("User-Agent", n.opts.UserAgent)
+	if n.opts.Token != nil && u.Host == n.base.Host {
+		if tok := n.opts.Token(u.Hostname()); tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+	}
+	resp, err := n.opts.Client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: %w", redact(u), stripURLError(err))}
+	}
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		return resp, nil
+	case resp.StatusCode == http.StatusNotFound:
+		resp.Body.Close()
+		return nil, n.errorf(pkg, notFound, "GET %s: 404 Not Found", redact(u))
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		resp.Body.Close()
+		return nil, n.errorf(pkg, source.ErrUnauthorized, "GET %s: %s", redact(u), resp.Status)
+	}
+	resp.Body.Close()
+	return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: unexpected response %s", redact(u), resp.Status)}
+}
+
+func stripURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// redact drops user information and the query from a URL for messages.
+func redact(u *url.URL) string {
+	c := *u
+	c.User = nil
+	c.RawQuery = ""
+	c.Fragment = ""
+	return c.String()
+}
+
+func (n *Network) getJSON(ctx context.Context, pkg source.Package, u *url.URL, notFound error, v any) error {
+	resp, err := n.get(ctx, pkg, u, notFound)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, n.opts.MaxJSONSize+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: %w", redact(u), err)}
+	}
+	if int64(len(body)) > n.opts.MaxJSONSize {
+		return &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: response larger than %d bytes", redact(u), n.opts.MaxJSONSize)}
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: invalid response: %v", redact(u), err)}
+	}
+	return nil
+}
+
+func asProvider(pkg source.Package) (source.ProviderPackage, bool) {
+	p, ok := pkg.(source.ProviderPackage)
+	return p, ok
+}
+
+// Versions implements [source.Lister] with index.json. Entries that are not
+// strict semantic versions are ignored.
+func (n *Network) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, ok := asProvider(pkg)
+	if !ok {
+		return nil, n.errorf(pkg, source.ErrNotFound, "a network mirror serves providers only")
+	}
+	var idx indexDoc
+	if err := n.getJSON(ctx, pkg, n.providerURL(p.Addr, "index.json"), source.ErrNotFound, &idx); err != nil {
+		return nil, err
+	}
+	var out []source.Available
+	for s := range idx.Versions {
+		v, err := versions.Parse(s)
+		if err != nil {
+			continue
+		}
+		out = append(out, source.Available{Version: v})
+	}
+	if len(out) == 0 {
+		return nil, n.errorf(pkg, source.ErrNotFound, "the mirror lists no versions of this provider")
+	}
+	slices.SortFunc(out, func(a, b source.Available) int { return a.Version.Compare(b.Version) })
+	return out, nil
+}
+
+// versionDoc fetches (once) the VERSION.json of an exact version. A 404
+// from VERSION.json means the mirror has no such version, unless
+// index.json is also missing (then the provider is unknown).
+func (n *Network) versionDoc(ctx context.Context, p source.ProviderPackage) (*versionDoc, *url.URL, error) {
+	u := n.providerURL(p.Addr, p.Version.String()+".json")
+	n.mu.Lock()
+	doc, ok := n.docs[u.String()]
+	n.mu.Unlock()
+	if ok {
+		return doc, u, nil
+	}
+	doc = &versionDoc{}
+	if err := n.getJSON(ctx, p, u, source.ErrVersionNotFound, doc); err != nil {
+		if errors.Is(err, source.ErrVersionNotFound) {
+			if _, verr := n.Versions(ctx, source.ProviderPackage{Addr: p.Addr}); verr != nil {
+				return nil, nil, verr
+			}
+		}
+		return nil, nil, err
+	}
+	n.mu.Lock()
+	n.docs[u.String()] = doc
+	n.mu.Unlock()
+	return doc, u, nil
+}
+
+// Checksums implements [source.ChecksumReporter]. With TrustAllHashes it
+// reports every hash the mirror lists for every platform of pkg's version;
+// otherwise none.
+func (n *Network) Checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, ok := asProvider(pkg)
+	if !ok {
+		return nil, n.errorf(pkg, source.ErrNotFound, "a network mirror serves providers only")
+	}
+	doc, _, err := n.versionDoc(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if !n.opts.TrustAllHashes {
+		return nil, nil
+	}
+	return n.records(doc), nil
+}
+
+func (n *Network) records(doc *versionDoc) []hash.Record {
+	var out []hash.Record
+	plats := make([]string, 0, len(doc.Archives))
+	for plat := range doc.Archives {
+		plats = append(plats, plat)
+	}
+	slices.Sort(plats)
+	for _, plat := range plats {
+		if _, err := source.ParsePlatform(plat); err != nil {
+			continue
+		}
+		for _, s := range doc.Archives[plat].Hashes {
+			h, err := hash.ParseHash(s)
+			if err != nil {
+				continue
+			}
+			out = append(out, hash.Record{Hash: h, Provenance: hash.Provenance{Mirrors: []string{n.String()}, Platforms: []string{plat}}})
+		}
+	}
+	return out
+}
+
+// Fetch implements [source.Fetcher]: it downloads the platform's archive,
+// checks it against the hashes the mirror lists, and extracts it into dir.
+func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, ok := asProvider(pkg)
+	if !ok {
+		return nil, n.errorf(pkg, source.ErrNotFound, "a network mirror serves providers only")
+	}
+	doc, docURL, err := n.versionDoc(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	arch, ok := doc.Archives[p.Platform.String()]
+	if !ok {
+		return nil, n.errorf(pkg, source.ErrPlatformNotSupported, "the mirror has no archive for %s", p.Platform)
+	}
+	ref, err := url.Parse(arch.URL)
+	if err != nil || arch.URL == "" {
+		return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%s: invalid archive URL %q", redact(docURL), arch.URL)}
+	}
+	archURL := docURL.ResolveReference(ref)
+
+	cleanup, err := fsutil.Prepare(dir)
+	if err != nil {
+		return nil, &source.Error{Source: n.String(), Package: pkg, Err: err}
+	}
+	fail := func(err error) (*source.Fetched, error) {
+		cleanup()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(filepath.Clean(dir)), ".tflock-mirror-*.zip")
+	if err != nil {
+		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
+	}
+	defer os.Remove(tmp.Name())
+	size, err := n.download(ctx, p, archURL, tmp)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = &source.Error{Source: n.String(), Package: pkg, Err: cerr}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	zh, err := pkghash.ZH(tmp.Name())
+	if err != nil {
+		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
+	}
+	if err := fsutil.ExtractZip(ctx, tmp.Name(), dir, fsutil.DefaultMaxExtract); err != nil {
+		return fail(&source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%s: %w", redact(archURL), err)})
+	}
+	h1, err := pkghash.H1Dir(dir)
+	if err != nil {
+		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
+	}
+	if len(arch.Hashes) > 0 && !slices.Contains(arch.Hashes, string(h1)) && !slices.Contains(arch.Hashes, string(zh)) {
+		return fail(n.errorf(pkg, source.ErrChecksumMismatch, "the package from %s has hashes %s and %s, none of which the mirror lists (%s)",
+			redact(archURL), h1, zh, strings.Join(arch.Hashes, ", ")))
+	}
+	got := &source.Fetched{
+		Package:  pkg,
+		Dir:      dir,
+		Location: redact(archURL),
+		Size:     size,
+		Hashes:   []hash.Hash{h1, zh},
+	}
+	if n.opts.TrustAllHashes {
+		got.Origin = n.records(doc)
+	}
+	return got, nil
+}
+
+func (n *Network) download(ctx context.Context, p source.ProviderPackage, u *url.URL, w io.Writer) (int64, error) {
+	resp, err := n.get(ctx, p, u, source.ErrPlatformNotSupported)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	size, err := io.Copy(w, io.LimitReader(resp.Body, n.opts.MaxArchiveSize+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: %w", redact(u), err)}
+	}
+	if size > n.opts.MaxArchiveSize {
+		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: archive larger than %d bytes", redact(u), n.opts.MaxArchiveSize)}
+	}
+	if resp.ContentLength >= 0 && size != resp.ContentLength {
+		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: truncated body: got %d of %d bytes", redact(u), size, resp.ContentLength)}
+	}
+	return size, nil
+}
