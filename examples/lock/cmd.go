@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/cliconfig"
+	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/mirror"
+	"github.com/tflock/tflock/source/oci"
+	"github.com/tflock/tflock/source/registry"
+)
+
+var errUsage = errors.New("usage")
+
+// command is a parsed command line.
+type command struct {
+	dir           string // "" for the sample
+	work          string
+	reset         bool
+	upgrade       bool
+	readOnly      bool
+	explain       bool
+	cacheDir      string
+	pluginDirs    []string
+	providersLock bool
+	platforms     []source.Platform
+	fsMirror      string
+	netMirror     string
+	stderr        io.Writer
+}
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func parseArgs(args []string, stderr io.Writer) (*command, error) {
+	c := &command{stderr: stderr}
+	name := "lock"
+	if len(args) > 0 && args[0] == "providers-lock" {
+		c.providersLock, name, args = true, "lock providers-lock", args[1:]
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.work, "work", filepath.Join(os.TempDir(), "tflock-lock-demo"), "work copy of the sample configuration (when no DIR is given)")
+	fs.BoolVar(&c.reset, "reset", false, "start the work copy again from the sample")
+	fs.BoolVar(&c.explain, "explain", false, "explain each version selection")
+	defCache := ""
+	if d, err := os.UserCacheDir(); err == nil {
+		defCache = filepath.Join(d, "tflock")
+	}
+	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory")
+	var plats, plugins listFlag
+	if c.providersLock {
+		fs.Var(&plats, "platform", "a platform to lock for, OS_ARCH (repeatable; default: this one)")
+		fs.StringVar(&c.fsMirror, "fs-mirror", "", "consult only this filesystem mirror directory")
+		fs.StringVar(&c.netMirror, "net-mirror", "", "consult only this network mirror base URL")
+	} else {
+		fs.BoolVar(&c.upgrade, "upgrade", false, "ignore the lock file's versions and pick the newest allowed")
+		lockfileMode := fs.String("lockfile", "", `"readonly" to refuse changes to the lock file`)
+		fs.Var(&plugins, "plugin-dir", "install providers only from this directory (repeatable)")
+		defer func() {
+			c.readOnly = *lockfileMode == "readonly"
+		}()
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s [flags] [DIR]\n", name)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, errUsage
+	}
+	if f := fs.Lookup("lockfile"); f != nil && f.Value.String() != "" && f.Value.String() != "readonly" {
+		return nil, fmt.Errorf(`-lockfile: the only value is "readonly", got %q`, f.Value.String())
+	}
+	if c.fsMirror != "" && c.netMirror != "" {
+		return nil, errors.New("-fs-mirror and -net-mirror cannot be used together")
+	}
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		c.dir = fs.Arg(0)
+	default:
+		fs.Usage()
+		return nil, errUsage
+	}
+	for _, p := range plats {
+		pl, err := source.ParsePlatform(p)
+		if err != nil {
+			return nil, fmt.Errorf("-platform: %v", err)
+		}
+		c.platforms = append(c.platforms, pl)
+	}
+	c.pluginDirs = plugins
+	return c, nil
+}
+
+func (c *command) exec(ctx context.Context, stdout io.Writer) error {
+	out := &printer{w: stdout}
+	opts := install.Options{
+		Upgrade:       c.upgrade,
+		ReadOnly:      c.readOnly,
+		ProvidersLock: c.providersLock,
+		Platforms:     c.platforms,
+		Events:        out,
+	}
+	if c.cacheDir != "" {
+		ch, err := cache.Open(c.cacheDir, cache.Options{Events: out})
+		if err != nil {
+			return err
+		}
+		opts.Cache = ch
+	}
+	if c.dir == "" {
+		w, err := installtest.Start(ctx, installtest.Options{})
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		if err := c.prepareWork(out); err != nil {
+			return err
+		}
+		opts.Dir = c.work
+		opts.Source = w.Source
+		opts.DefaultHost = installtest.RegistryHost
+	} else {
+		opts.Dir = c.dir
+		src, overrides, pluginCache, err := c.realSources(ctx, out)
+		if err != nil {
+			return err
+		}
+		opts.Source, opts.DevOverrides, opts.PluginCacheDir = src, overrides, pluginCache
+	}
+	if c.providersLock {
+		out.printf("Locking providers for %s...\n", platformList(opts.Platforms))
+	} else {
+		out.printf("Initializing dependencies of %s...\n", opts.Dir)
+	}
+	res, err := install.Init(ctx, opts)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		out.printf("Warning: %s\n", w)
+	}
+	if c.explain {
+		out.mu.Lock()
+		err := res.Explain(out.w)
+		out.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	out.printf("%d version lists fetched, %d packages downloaded.\n", res.Listed, res.Downloads)
+	lockPath := filepath.Join(opts.Dir, install.LockFileName)
+	note, err := install.WriteLock(lockPath, res)
+	if err != nil {
+		return err
+	}
+	if note == "" {
+		out.printf("No changes to %s.\n", lockPath)
+		return nil
+	}
+	out.printf("\nWrote %s:\n%s", lockPath, note)
+	return nil
+}
+
+func platformList(ps []source.Platform) string {
+	if len(ps) == 0 {
+		return source.CurrentPlatform.String()
+	}
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+// prepareWork copies the embedded sample into the work directory unless it
+// is there already (or -reset).
+func (c *command) prepareWork(out *printer) error {
+	if c.reset {
+		if err := os.RemoveAll(c.work); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(c.work, "main.tf")); err == nil {
+		out.printf("Using the work copy of the sample configuration in %s (-reset starts again).\n", c.work)
+		return nil
+	}
+	out.printf("Copying the sample configuration to %s.\n", c.work)
+	return fs.WalkDir(sampleFS, "sample", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, "sample"), "/")
+		target := filepath.Join(c.work, filepath.FromSlash(rel))
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := sampleFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+}
+
+// realSources builds the sources tofu would use on this machine: the CLI
+// configuration's provider installation (or -plugin-dir, -fs-mirror,
+// -net-mirror), the registries, git and OCI for modules.
+func (c *command) realSources(ctx context.Context, out *printer) (source.Source, []tfaddr.Provider, string, error) {
+	cfg, diags := cliconfig.Load(cliconfig.LoadOptions{})
+	if diags.HasErrors() {
+		return nil, nil, "", diags
+	}
+	for _, d := range diags {
+		out.printf("Warning: %s: %s\n", d.Summary, d.Detail)
+	}
+	tokens := registry.Tokens{}
+	for h, cr := range cfg.Credentials {
+		tokens[h] = cr.Token
+	}
+	hosts := map[string]registry.Services{}
+	for h, hb := range cfg.Hosts {
+		svc := registry.Services{}
+		for id, v := range hb.Services {
+			if s, ok := v.(string); ok {
+				svc[id] = s
+			}
+		}
+		hosts[h] = svc
+	}
+	warn := func(msg string) { out.printf("Warning: %s\n", msg) }
+	d := &install.Dispatch{}
+	reg := registry.NewSource(registry.Options{
+		Credentials: registry.Chain(registry.EnvCredentials(os.Environ()), tokens),
+		Hosts:       hosts,
+		Remote:      d,
+		Warn:        warn,
+	})
+	d.Registry = reg
+	d.Git = git.NewSource(git.Options{UserConfig: true, Warn: warn, Events: out})
+	d.OCI = oci.NewSource(oci.Options{ConfigFiles: oci.DefaultConfigFiles(os.Getenv, runtime.GOOS), Events: out})
+	var overrides []tfaddr.Provider
+	pluginCache := cfg.PluginCacheDir
+	switch {
+	case len(c.pluginDirs) > 0:
+		var srcs []source.Source
+		for _, p := range c.pluginDirs {
+			srcs = append(srcs, mirror.NewFilesystem(p))
+		}
+		d.Providers = source.Multi(srcs...)
+	case c.fsMirror != "":
+		d.Providers = mirror.NewFilesystem(c.fsMirror)
+	case c.netMirror != "":
+		n, err := mirror.NewNetwork(mirror.NetworkOptions{URL: c.netMirror, Token: cfg.Token})
+		if err != nil {
+			return nil, nil, "", err
+		}
+		d.Providers = n
+	default:
+		inst, diags := cfg.Sources(ctx, cliconfig.SourceOptions{
+			Direct:  func(*cliconfig.Config) (source.Source, error) { return reg, nil },
+			Implied: mirror.CurrentImpliedDirsEnv(),
+		})
+		if diags.HasErrors() {
+			return nil, nil, "", diags
+		}
+		d.Providers = inst.Source
+		for a := range inst.DevOverrides {
+			overrides = append(overrides, a)
+		}
+		slices.SortFunc(overrides, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+	}
+	return d, overrides, pluginCache, nil
+}
+
+// printer draws progress from events as plain lines.
+type printer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *printer) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format, args...)
+}
+
+// Event implements source.Events.
+func (p *printer) Event(e source.Event) {
+	name := ""
+	if e.Package != nil {
+		name = e.Package.ForDisplay()
+	}
+	switch e.Kind {
+	case source.EventResolving:
+		p.printf("- Finding versions of %s...\n", name)
+	case source.EventVersionChosen:
+		p.printf("- Selected %s (%s)\n", name, e.Detail)
+	case source.EventFetchStarted:
+		p.printf("- Downloading %s...\n", name)
+	case source.EventFetchDone:
+		if e.Total > 0 {
+			p.printf("- Downloaded %s (%d bytes)\n", name, e.Total)
+		} else {
+			p.printf("- Downloaded %s\n", name)
+		}
+	case source.EventCacheHit:
+		p.printf("- Using %s from the cache\n", name)
+	case source.EventCacheWait:
+		p.printf("- Waiting for another process to fetch %s...\n", name)
+	case source.EventVerified:
+		p.printf("- Verified %s: %s\n", name, e.Detail)
+	case source.EventWarning:
+		p.printf("Warning: %s\n", e.Detail)
+	}
+}

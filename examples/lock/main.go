@@ -1,0 +1,59 @@
+// Command lock locks the providers and modules of an OpenTofu configuration,
+// as "tofu init" does for dependencies, with modules locked too. It is
+// tflock's main demo.
+//
+//	go run ./examples/lock [-upgrade] [-lockfile=readonly] [-reset] [DIR]
+//	go run ./examples/lock providers-lock [-platform=OS_ARCH]... [-fs-mirror=DIR] [-net-mirror=URL] [DIR]
+//
+// Without DIR it works on a copy of the sample configuration shipped in
+// examples/lock/sample (two registry providers, a registry module, a git
+// module selected by a version constraint and an OCI module, with a lock
+// file that holds older versions), made in the directory named by -work
+// (default: tflock-lock-demo in the system's temporary directory). Every
+// source is served in-process: a registry over HTTPS, a git repository
+// created on the fly with the git binary, and an OCI registry. It works
+// offline. Run it twice: the second run changes nothing and contacts no
+// registry. With -upgrade it shows the upgrades. -reset starts again from
+// the sample.
+//
+// With DIR it works on that configuration like tofu: sources come from the
+// CLI configuration (TF_CLI_CONFIG_FILE, ~/.tofurc, ...), and tofu's flags
+// -upgrade, -lockfile=readonly and -plugin-dir apply. The providers-lock
+// mode records the hashes of every -platform without installing, from the
+// registry or from -fs-mirror / -net-mirror.
+//
+// It prints progress as plain lines, writes .terraform.lock.hcl and prints
+// what changed.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program; it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd, err := parseArgs(args, stderr)
+	if err != nil {
+		if err == errUsage {
+			return 2
+		}
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if err := cmd.exec(ctx, stdout); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source"
+)
+
+func runLock(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return out.String() + errOut.String(), code
+}
+
+func TestSampleDemo(t *testing.T) {
+	if err := installtest.HaveGit(); err != nil {
+		t.Skip(err)
+	}
+	tmp := t.TempDir()
+	work, cacheDir := filepath.Join(tmp, "work"), filepath.Join(tmp, "cache")
+	common := []string{"-work", work, "-cache-dir", cacheDir}
+
+	out, code := runLock(t, common...)
+	if code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"Copying the sample configuration to " + work,
+		`module "storage": added`,
+		`module "network": repinned at 1.0.0`,
+		"Review those changes",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("first run output lacks %q:\n%s", want, out)
+		}
+	}
+	lf, err := lockfile.ParseFile(filepath.Join(work, ".terraform.lock.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := lf.Module("storage"); m == nil || !strings.HasPrefix(m.Digest, "sha256:") {
+		t.Errorf("storage lock = %+v", m)
+	}
+	first, _ := os.ReadFile(filepath.Join(work, ".terraform.lock.hcl"))
+
+	out, code = runLock(t, common...)
+	if code != 0 {
+		t.Fatalf("second run: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "0 version lists fetched, 0 packages downloaded.") || !strings.Contains(out, "No changes to ") {
+		t.Errorf("second run should change nothing and contact nothing:\n%s", out)
+	}
+	second, _ := os.ReadFile(filepath.Join(work, ".terraform.lock.hcl"))
+	if !bytes.Equal(first, second) {
+		t.Error("second run changed the lock file")
+	}
+
+	// Read-only with an added provider: refused.
+	if err := os.WriteFile(filepath.Join(work, "extra.tf"), []byte(`module "vpc2" {
+  source  = "registry.example.test/acme/vpc/cloud"
+  version = "~> 1.0"
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = runLock(t, append(common, "-lockfile=readonly", "-upgrade")...)
+	if code != 1 || !strings.Contains(out, "lock file is read-only") {
+		t.Errorf("read-only run: exit %d, want 1 with a read-only error:\n%s", code, out)
+	}
+	os.Remove(filepath.Join(work, "extra.tf"))
+
+	out, code = runLock(t, append(common, "-upgrade")...)
+	if code != 0 {
+		t.Fatalf("upgrade run: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"registry.example.test/acme/cloud: upgraded 1.0.0 to 1.1.0",
+		"registry.example.test/acme/dns: upgraded 2.0.0 to 2.1.0",
+		`module "network": upgraded 1.0.0 to 1.1.0`,
+		`module "vpc": upgraded 1.0.0 to 1.1.0`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("upgrade output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// providers-lock for two more platforms adds their h1: hashes.
+	plats := installtest.Platforms()
+	args := []string{"providers-lock"}
+	for _, p := range plats {
+		args = append(args, "-platform", p)
+	}
+	out, code = runLock(t, append(args, common...)...)
+	if code != 0 {
+		t.Fatalf("providers-lock: exit %d\n%s", code, out)
+	}
+	lf, err = lockfile.ParseFile(filepath.Join(work, ".terraform.lock.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1 := 0
+	for _, h := range lf.ProviderHashes(mustProvider("registry.example.test/acme/cloud")) {
+		if h.Scheme() == "h1:" {
+			h1++
+		}
+	}
+	if h1 != len(plats) {
+		t.Errorf("after providers-lock for %v, cloud has %d h1: hashes:\n%s", plats, h1, out)
+	}
+}
+
+func TestRealDirPluginDir(t *testing.T) {
+	// A filesystem mirror in the packed layout, as -plugin-dir takes it.
+	plugins := t.TempDir()
+	plat := source.CurrentPlatform.String()
+	writeZip(t, filepath.Join(plugins, "example.test", "acme", "tool", "terraform-provider-tool_1.2.0_"+plat+".zip"),
+		map[string]string{"terraform-provider-tool_v1.2.0": "binary"})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(`terraform {
+  required_providers {
+    tool = { source = "example.test/acme/tool", version = "~> 1.0" }
+  }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(dir, "none.tfrc"))
+	out, code := runLock(t, "-cache-dir", t.TempDir(), "-plugin-dir", plugins, dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "OpenTofu has created a lock file .terraform.lock.hcl") {
+		t.Errorf("output lacks the created note:\n%s", out)
+	}
+	exe := filepath.Join(dir, ".terraform", "providers", "example.test", "acme", "tool", "1.2.0", plat, "terraform-provider-tool_v1.2.0")
+	if _, err := os.Stat(exe); err != nil {
+		t.Errorf("provider not installed: %v", err)
+	}
+	lf, err := lockfile.ParseFile(filepath.Join(dir, ".terraform.lock.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := lf.Provider(mustProvider("example.test/acme/tool")); p == nil || p.Version.String() != "1.2.0" || len(p.Hashes) == 0 {
+		t.Errorf("tool lock = %+v", p)
+	}
+}
+
+func TestCLIConfigFilesystemMirror(t *testing.T) {
+	mirrorDir := t.TempDir()
+	plat := source.CurrentPlatform.String()
+	writeZip(t, filepath.Join(mirrorDir, "example.test", "acme", "tool", "terraform-provider-tool_1.3.0_"+plat+".zip"),
+		map[string]string{"terraform-provider-tool_v1.3.0": "binary"})
+	dir := t.TempDir()
+	cfgFile := filepath.Join(t.TempDir(), "cli.tfrc")
+	if err := os.WriteFile(cfgFile, []byte(`provider_installation {
+  filesystem_mirror {
+    path = "`+filepath.ToSlash(mirrorDir)+`"
+  }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TF_CLI_CONFIG_FILE", cfgFile)
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(`terraform {
+  required_providers {
+    tool = { source = "example.test/acme/tool" }
+  }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runLock(t, "-cache-dir", t.TempDir(), dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	lf, err := lockfile.ParseFile(filepath.Join(dir, ".terraform.lock.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := lf.Provider(mustProvider("example.test/acme/tool")); p == nil || p.Version.String() != "1.3.0" {
+		t.Errorf("tool lock = %+v\n%s", p, out)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if _, code := runLock(t, "-lockfile=bogus"); code != 2 {
+		t.Errorf("-lockfile=bogus: exit %d, want 2", code)
+	}
+	if _, code := runLock(t, "a", "b"); code != 2 {
+		t.Errorf("two directories: exit %d, want 2", code)
+	}
+	if _, code := runLock(t, "providers-lock", "-platform", "nonsense"); code != 2 {
+		t.Errorf("bad platform: exit %d, want 2", code)
+	}
+}

@@ -1,0 +1,8 @@
+package main
+
+import "embed"
+
+// sampleFS holds the sample configuration, lock file included.
+//
+//go:embed all:sample
+var sampleFS embed.FS

@@ -1,0 +1,33 @@
+# The sample configuration of "go run ./examples/lock": two registry
+# providers, a registry module, a git module selected by a version
+# constraint, and an OCI module. Every source is served in-process.
+
+terraform {
+  required_providers {
+    cloud = {
+      source  = "registry.example.test/acme/cloud"
+      version = "~> 1.0"
+    }
+    dns = {
+      source  = "registry.example.test/acme/dns"
+      version = ">= 2.0.0"
+    }
+  }
+}
+
+module "vpc" {
+  source  = "registry.example.test/acme/vpc/cloud"
+  version = "~> 1.0"
+}
+
+module "network" {
+  source  = "git::https://git.example.test/acme/network.git"
+  version = "~> 1.0"
+}
+
+module "storage" {
+  source = "oci://oci.example.test/modules/storage?tag=1.0.0"
+  name   = "demo"
+}
+
+resource "dns_record" "www" {}

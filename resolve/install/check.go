@@ -1,0 +1,209 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/providercache"
+)
+
+// CheckOptions configure [Check].
+type CheckOptions struct {
+	// Dir is the root module's directory. Default ".".
+	Dir string
+	// Lock is the lock file. Default: Dir/.terraform.lock.hcl is read.
+	Lock *lockfile.File
+	// InstallDir is the install directory. Default Dir/.terraform.
+	InstallDir string
+	// Platform is the platform whose provider packages must be installed.
+	// Default [source.CurrentPlatform].
+	Platform source.Platform
+	// DevOverrides are providers served from local directories; they are
+	// not checked.
+	DevOverrides []tfaddr.Provider
+	// Requirements are extra requirements, such as a state's providers.
+	Requirements []resolve.Requirement
+	// DefaultHost is the registry host of addresses without one. Default
+	// [resolve.DefaultRegistryHost].
+	DefaultHost string
+}
+
+// CheckedProvider is a selected provider's installed package.
+type CheckedProvider struct {
+	Package source.ProviderPackage
+	// Dir is the installed package directory.
+	Dir string
+	// Executable is the provider's executable inside Dir.
+	Executable string
+}
+
+// CheckResult is what [Check] found usable.
+type CheckResult struct {
+	// Providers are the selected providers whose installed package matches
+	// the lock file, sorted by address.
+	Providers []CheckedProvider
+}
+
+// Check is the read side of Init, for what runs after it (plan, apply): it
+// reads the configuration (the root module, its local modules and the
+// remote modules that modules.json lists as installed) and checks it
+// against the lock file and the install directory.
+//
+// Requirements with no locked version, or a locked version that their
+// constraints no longer allow, give an [*InconsistentLockError] (OpenTofu's
+// "Inconsistent dependency lock file"). Each selected provider must be
+// installed for the platform ([*NotInstalledError]) and match a checksum of
+// the lock file ([*PackageMismatchError]). All problems are returned,
+// joined; the result lists the providers that passed.
+func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
+	if opts.Dir == "" {
+		opts.Dir = "."
+	}
+	if opts.InstallDir == "" {
+		opts.InstallDir = filepath.Join(opts.Dir, ".terraform")
+	}
+	if opts.Platform.IsZero() {
+		opts.Platform = source.CurrentPlatform
+	}
+	if opts.DefaultHost == "" {
+		opts.DefaultHost = resolve.DefaultRegistryHost
+	}
+	lock := opts.Lock
+	if lock == nil {
+		lf, err := lockfile.ParseFile(filepath.Join(opts.Dir, LockFileName))
+		if err != nil {
+			return nil, err
+		}
+		lock = lf
+	}
+	reqs, err := checkRequirements(opts)
+	if err != nil {
+		return nil, err
+	}
+	reqs = append(reqs, opts.Requirements...)
+
+	var problems []string
+	initial := true
+	for range lock.Providers() {
+		initial = false
+	}
+	for range lock.Modules() {
+		initial = false
+	}
+	byAddr := map[tfaddr.Provider][]versions.Constraints{}
+	var addrs []tfaddr.Provider
+	for _, q := range reqs {
+		switch p := q.Package.(type) {
+		case source.ProviderPackage:
+			if p.Addr.IsBuiltIn() || slices.Contains(opts.DevOverrides, p.Addr) {
+				continue
+			}
+			if _, ok := byAddr[p.Addr]; !ok {
+				addrs = append(addrs, p.Addr)
+			}
+			byAddr[p.Addr] = append(byAddr[p.Addr], q.Constraints)
+		case source.ModulePackage:
+			if p.Ref != "" {
+				continue
+			}
+			ml := lock.Module(q.Call)
+			switch {
+			case ml == nil || ml.Source != lockSource(q):
+				problems = append(problems, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call))
+			case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
+				problems = append(problems, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String()))
+			}
+		}
+	}
+	slices.SortFunc(addrs, func(a, b tfaddr.Provider) int {
+		if a.LessThan(b) {
+			return -1
+		}
+		if b.LessThan(a) {
+			return 1
+		}
+		return 0
+	})
+	res := &CheckResult{}
+	var errs []error
+	pd := providercache.NewDir(filepath.Join(opts.InstallDir, "providers"))
+	for _, addr := range addrs {
+		pl := lock.Provider(addr)
+		if pl == nil {
+			problems = append(problems, fmt.Sprintf("provider %s: required by this configuration but no version is selected", addr))
+			continue
+		}
+		all := versions.Intersect(byAddr[addr]...)
+		if !all.Allows(pl.Version) {
+			problems = append(problems, fmt.Sprintf("provider %s: locked version selection %s doesn't match the updated version constraints %q", addr, pl.Version, all.String()))
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pkg := source.ProviderPackage{Addr: addr, Version: pl.Version, Platform: opts.Platform}
+		inst, err := pd.Get(pkg)
+		if err != nil {
+			errs = append(errs, &NotInstalledError{Package: pkg, Dir: pd.Root(), Err: err})
+			continue
+		}
+		if len(pl.Hashes) > 0 {
+			h, err := inst.Hash()
+			if err == nil {
+				_, err = hash.Verify(pkg.ForDisplay(), []hash.Hash{h}, pl.Hashes)
+			}
+			if err != nil {
+				errs = append(errs, &PackageMismatchError{Package: pkg, Dir: inst.Dir, Err: err})
+				continue
+			}
+		}
+		exe, err := inst.Executable()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		res.Providers = append(res.Providers, CheckedProvider{Package: pkg, Dir: inst.Dir, Executable: exe})
+	}
+	if len(problems) > 0 {
+		errs = append([]error{&InconsistentLockError{Problems: problems, Initial: initial}}, errs...)
+	}
+	return res, errors.Join(errs...)
+}
+
+// checkRequirements reads the requirements of the installed module tree:
+// every module modules.json lists, or the root module and its local
+// modules when there is no manifest.
+func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
+	ropts := resolve.ReadOptions{DefaultHost: opts.DefaultHost}
+	man, err := ReadManifest(filepath.Join(opts.InstallDir, "modules", ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	var reqs []resolve.Requirement
+	if len(man.Modules) == 0 {
+		cfg, diags := resolve.ReadTree(opts.Dir, "", ropts)
+		if diags.HasErrors() {
+			return nil, &ConfigError{Dir: opts.Dir, Diagnostics: diags}
+		}
+		return cfg.Requirements(), nil
+	}
+	for _, rec := range man.Modules {
+		dir := filepath.Join(opts.Dir, filepath.FromSlash(rec.Dir))
+		m, diags := resolve.ReadModule(dir, rec.Key, ropts)
+		if diags.HasErrors() {
+			return nil, &ConfigError{Dir: dir, Diagnostics: diags}
+		}
+		reqs = append(reqs, m.Requirements...)
+	}
+	return reqs, nil
+}

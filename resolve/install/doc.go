@@ -1,0 +1,66 @@
+// Package install is the whole "tofu init" for dependencies, as a library
+// call, with modules locked too: [Init] reads a configuration, resolves,
+// fetches, verifies, caches and installs its providers and modules, and
+// returns the new lock file, what changed and why each version was picked.
+// [Check] is the read side, for what runs after init.
+//
+// # Init
+//
+// [Init] reads the root module and the local modules it calls in place,
+// then resolves the remote module calls, fetches each module package and
+// reads it in turn (its call path is the caller's joined with a dot: "a.b"),
+// level by level, until the module tree is complete. It then resolves every
+// provider over the whole tree (see package resolve), fetches every selected
+// package through the cache (package source/cache; bounded concurrency),
+// verifies each against the hashes the lock file records (trust on first
+// use when it records none) and installs:
+//
+//   - providers in tofu's layout, INSTALLDIR/providers/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/
+//     (package source/providercache);
+//   - remote modules in INSTALLDIR/modules/KEY/ with the manifest
+//     INSTALLDIR/modules/modules.json in tofu's format, so that tofu finds
+//     them and a following "tofu init" downloads nothing.
+//
+// INSTALLDIR is Dir/.terraform unless said otherwise. The new lock file
+// records, for each provider, the h1: of the installed package and every
+// hash its origin vouches for (a registry's signed zh: of every platform);
+// for each remote module call its version, source, h1:, and its git commit
+// or OCI manifest digest. Providers and modules that the configuration no
+// longer requires leave the lock file.
+//
+// Modes, as in OpenTofu: [Options.Upgrade] (or upgrading named providers
+// and module calls), [Options.ReadOnly] (refuse to change the selections,
+// for CI) and [Options.ProvidersLock] ("tofu providers lock": record every
+// platform's hashes without installing; from a [source.ChecksumReporter]
+// where it reports them, else by downloading each platform's package once,
+// in parallel).
+//
+// When the lock file and the cache agree (every locked version still
+// satisfies its constraints and the cache holds the locked package by its
+// locked hashes) no source is asked for versions and nothing is downloaded:
+// unlike OpenTofu (opentofu/opentofu#3508), a warm re-init contacts no
+// registry.
+//
+// Failures leave everything as it was: packages are fetched into the cache
+// and staged in a temporary directory inside the install directory, then
+// moved into place at the end; the lock file is not written by Init at all
+// ([WriteLock] writes it atomically). A package that matches none of the
+// recorded hashes fails the run with a [*ChecksumError], which wraps
+// [source.ErrChecksumMismatch] and a [*hash.MismatchError].
+//
+// # Sources
+//
+// Init takes one [source.Source] for everything. [Dispatch] builds one from
+// a source per kind: providers, registry modules, git, OCI and HTTP module
+// packages, routing each module package by its parsed address.
+//
+// # Check
+//
+// [Check] reads the configuration and the installed modules (through
+// modules.json), and reports requirements the lock file does not satisfy
+// (OpenTofu's "Inconsistent dependency lock file") and selected providers
+// whose installed package is missing or does not match the lock file ("the
+// cached package for X does not match any of the checksums recorded in the
+// dependency lock file"). It returns each usable provider's package
+// directory and executable.
+package install

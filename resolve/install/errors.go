@@ -1,0 +1,143 @@
+package install
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/source"
+)
+
+// ConfigError reports a configuration (root module, a local module, or a
+// fetched remote module) that could not be read.
+type ConfigError struct {
+	// Dir is the module directory as read.
+	Dir string
+	// Diagnostics are the errors and warnings found.
+	Diagnostics hcl.Diagnostics
+}
+
+func (e *ConfigError) Error() string {
+	var errs []string
+	for _, d := range e.Diagnostics {
+		if d.Severity == hcl.DiagError {
+			errs = append(errs, d.Error())
+		}
+	}
+	if len(errs) == 0 {
+		return fmt.Sprintf("reading the configuration in %s failed", e.Dir)
+	}
+	return fmt.Sprintf("reading the configuration in %s: %s", e.Dir, strings.Join(errs, "; "))
+}
+
+// ChecksumError reports a package whose contents match none of the checksums
+// recorded in the lock file (or that its origin vouches for). Nothing is
+// installed and no lock file is changed when Init returns it.
+//
+// It wraps the cause (which wraps [source.ErrChecksumMismatch]) and a
+// [*hash.MismatchError] with the computed and the recorded hashes, so both
+// errors.Is(err, source.ErrChecksumMismatch) and errors.As(err, &mismatch)
+// match.
+type ChecksumError struct {
+	// Package is the package concerned.
+	Package source.Package
+	// Call is the module call path for a module package, else "".
+	Call string
+	// Got are the hashes computed from what was fetched, when known.
+	Got []hash.Hash
+	// Want are the hashes the lock file records.
+	Want []hash.Hash
+	// Err is the cause.
+	Err error
+}
+
+func (e *ChecksumError) Error() string {
+	what := e.Package.ForDisplay()
+	if e.Call != "" {
+		what = fmt.Sprintf("module %q (%s)", e.Call, what)
+	}
+	return fmt.Sprintf("the package for %s does not match any of the checksums recorded in the dependency lock file: %v", what, e.Err)
+}
+
+// Unwrap returns the cause and a [*hash.MismatchError].
+func (e *ChecksumError) Unwrap() []error {
+	return []error{e.Err, &hash.MismatchError{Path: e.Package.ForDisplay(), Got: e.Got, Want: e.Want}}
+}
+
+// LockChangedError is returned by Init in read-only mode ([Options.ReadOnly])
+// when the dependency selections would change. Nothing is installed.
+type LockChangedError struct {
+	// Changes are the changes that were refused.
+	Changes []lockfile.Change
+}
+
+func (e *LockChangedError) Error() string {
+	var b strings.Builder
+	b.WriteString("Provider dependency changes detected: changes to the required dependencies were detected, but the lock file is read-only. To use and record these requirements, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
+	for _, c := range e.Changes {
+		b.WriteString("\n  - ")
+		b.WriteString(c.String())
+	}
+	return b.String()
+}
+
+// InconsistentLockError is Check's report of requirements that the lock
+// file does not satisfy: OpenTofu's "Inconsistent dependency lock file".
+type InconsistentLockError struct {
+	// Problems holds one line per requirement, such as
+	// "provider registry.opentofu.org/hashicorp/aws: required by this
+	// configuration but no version is selected".
+	Problems []string
+	// Initial is true when nothing at all is locked yet.
+	Initial bool
+}
+
+func (e *InconsistentLockError) Error() string {
+	var b strings.Builder
+	b.WriteString("Inconsistent dependency lock file: the following dependency selections recorded in the lock file are inconsistent with the current configuration:")
+	for _, p := range e.Problems {
+		b.WriteString("\n  - ")
+		b.WriteString(p)
+	}
+	if e.Initial {
+		b.WriteString("\n\nTo make the initial dependency selections that will initialize the dependency lock file, run:\n  tofu init")
+	} else {
+		b.WriteString("\n\nTo update the locked dependency selections to match a changed configuration, run:\n  tofu init -upgrade")
+	}
+	return b.String()
+}
+
+// PackageMismatchError is Check's report of an installed provider package
+// whose contents match none of the checksums recorded in the lock file.
+// It wraps a [*hash.MismatchError] (or the error met while hashing).
+type PackageMismatchError struct {
+	Package source.ProviderPackage
+	// Dir is the installed package directory.
+	Dir string
+	Err error
+}
+
+func (e *PackageMismatchError) Error() string {
+	return fmt.Sprintf("the cached package for %s (in %s) does not match any of the checksums recorded in the dependency lock file", e.Package.ForDisplay(), e.Dir)
+}
+
+// Unwrap returns the cause.
+func (e *PackageMismatchError) Unwrap() error { return e.Err }
+
+// NotInstalledError is Check's report of a selected provider that has no
+// package installed for the platform.
+type NotInstalledError struct {
+	Package source.ProviderPackage
+	Dir     string
+	Err     error
+}
+
+func (e *NotInstalledError) Error() string {
+	return fmt.Sprintf("there is no package for %s cached in %s", e.Package.ForDisplay(), e.Dir)
+}
+
+// Unwrap returns the cause.
+func (e *NotInstalledError) Unwrap() error { return e.Err }

@@ -1,0 +1,649 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/cache"
+)
+
+// Init does for a configuration what "tofu init" does for its dependencies,
+// plus module locking: it reads the root module and the local modules it
+// calls, resolves and fetches the remote modules (reading each to find what
+// it needs in turn), resolves every provider, fetches every package through
+// the cache, verifies each against the lock file (trusting it on first use),
+// and installs providers and modules where tofu looks for them. It returns
+// the new lock file, which it does not write (see [WriteLock]).
+//
+// When every locked version still satisfies the constraints and the cache
+// holds every package by its locked hashes, no source is asked for versions
+// at all.
+//
+// On error nothing is installed: packages are staged in temporary
+// directories and moved into place at the end. With
+// [Options.ProvidersLock], nothing is installed at all.
+func Init(ctx context.Context, opts Options) (*Result, error) {
+	s, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	defer s.cleanup()
+	r := &run{s: s, prev: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	r.lister = &runLister{r: r}
+	r.downloadSlots = make(chan struct{}, s.Concurrency)
+
+	if err := r.walk(ctx); err != nil {
+		return nil, err
+	}
+	reqs := r.requirements()
+	sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions())
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range sel.Providers {
+		source.Emit(s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
+	}
+	next := r.prev.Clone()
+	sel.Apply(next)
+	r.recordModules(sel, next)
+	provs, err := r.fetchProviders(ctx, sel, next)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings}
+	res.Changes = lockfile.Changes(r.prev, next)
+	if s.ReadOnly && len(res.Changes) > 0 {
+		if !lockfile.EqualIgnoringHashes(r.prev, next) {
+			return nil, &LockChangedError{Changes: res.Changes}
+		}
+		res.Warnings = append(res.Warnings, "Provider lock file not updated: changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
+		res.Lock, res.Changes = r.prev.Clone(), nil
+	}
+	for _, c := range res.Changes {
+		var pkg source.Package
+		if c.Module == "" {
+			pkg = source.ProviderPackage{Addr: c.Provider}
+		}
+		source.Emit(s.Events, source.Event{Kind: source.EventLockChanged, Package: pkg, Detail: c.String()})
+	}
+	res.Modules = r.moduleResults()
+	if s.ProvidersLock {
+		for i := range provs {
+			provs[i].Dir = ""
+		}
+		res.Providers = provs
+		return res, nil
+	}
+	installed, err := r.install(ctx, provs)
+	if err != nil {
+		return nil, err
+	}
+	res.Providers = installed
+	return res, nil
+}
+
+// run is the state of one Init.
+type run struct {
+	s      *settings
+	prev   *lockfile.File
+	memo   source.Source
+	lister *runLister
+	// downloadSlots bounds the platform downloads of ProvidersLock mode.
+	downloadSlots chan struct{}
+
+	mu        sync.Mutex
+	reqs      []resolve.Requirement
+	trees     []*tree
+	calls     map[string]*resolve.ModuleCall // every module call by path
+	fetched   map[string]*moduleFetch        // remote module calls by path
+	downloads int
+	warnings  []string
+}
+
+// tree is a module tree read in place (the root) or from a fetched package.
+type tree struct {
+	pkgRoot      string // file system directory of the package (or the root module)
+	manifestRoot string // the same, as modules.json spells it
+	cfg          *resolve.Config
+}
+
+// moduleFetch is a remote module call's package.
+type moduleFetch struct {
+	pick  resolve.ModulePick
+	call  *resolve.ModuleCall
+	entry cache.Entry
+	sub   string // subdirectory of entry.Dir holding the module (slash-separated)
+	hit   bool
+}
+
+func (r *run) resolveOptions() resolve.Options {
+	return resolve.Options{
+		Lock:             r.prev,
+		Upgrade:          r.s.Upgrade,
+		UpgradeProviders: r.s.UpgradeProviders,
+		UpgradeModules:   r.s.UpgradeModules,
+		DevOverrides:     r.s.DevOverrides,
+		DefaultHost:      r.s.DefaultHost,
+		Concurrency:      r.s.Concurrency,
+	}
+}
+
+func (r *run) readOptions() resolve.ReadOptions {
+	return resolve.ReadOptions{DefaultHost: r.s.DefaultHost}
+}
+
+func (r *run) requirements() []resolve.Requirement {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.reqs)
+	return append(out, r.s.Requirements...)
+}
+
+// addTree records a module tree and returns its remote module calls.
+func (r *run) addTree(t *tree) []*resolve.ModuleCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.trees = append(r.trees, t)
+	var remote []*resolve.ModuleCall
+	for _, m := range t.cfg.Modules {
+		r.reqs = append(r.reqs, m.Requirements...)
+		for i := range m.Calls {
+			mc := &m.Calls[i]
+			r.calls[mc.Path] = mc
+			if mc.Kind != resolve.ModuleSourceLocal {
+				remote = append(remote, mc)
+			}
+		}
+	}
+	return remote
+}
+
+func (r *run) readTree(dir, call, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
+	cfg, diags := resolve.ReadTree(dir, call, r.readOptions())
+	if diags.HasErrors() {
+		return nil, &ConfigError{Dir: dir, Diagnostics: diags}
+	}
+	r.warn(diags)
+	return r.addTree(&tree{pkgRoot: pkgRoot, manifestRoot: manifestRoot, cfg: cfg}), nil
+}
+
+func (r *run) warn(diags hcl.Diagnostics) {
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning {
+			msg := d.Summary
+			if d.Detail != "" {
+				msg += ": " + d.Detail
+			}
+			r.mu.Lock()
+			r.warnings = append(r.warnings, msg)
+			r.mu.Unlock()
+			source.Emit(r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+		}
+	}
+}
+
+// modulesRoot is the install directory's modules dir as modules.json
+// spells it, relative to the configuration directory.
+func (r *run) modulesRoot() string {
+	rel, err := filepath.Rel(r.s.dir, r.s.InstallDir)
+	if err != nil {
+		rel = r.s.InstallDir
+	}
+	return path.Join(filepath.ToSlash(rel), "modules")
+}
+
+// walk reads the root module tree, then resolves, fetches and reads the
+// remote modules level by level.
+func (r *run) walk(ctx context.Context) error {
+	pending, err := r.readTree(r.s.dir, "", r.s.dir, ".")
+	if err != nil {
+		return err
+	}
+	for len(pending) > 0 {
+		want := map[string]*resolve.ModuleCall{}
+		for _, mc := range pending {
+			want[mc.Path] = mc
+		}
+		var reqs []resolve.Requirement
+		for _, q := range r.requirements() {
+			if _, ok := q.Package.(source.ModulePackage); ok && want[q.Call] != nil {
+				reqs = append(reqs, q)
+			}
+		}
+		sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions())
+		if err != nil {
+			return err
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(r.s.Concurrency)
+		var mu sync.Mutex
+		var done []*moduleFetch
+		for _, pick := range sel.Modules {
+			mc := want[pick.Call]
+			if mc == nil {
+				continue
+			}
+			g.Go(func() error {
+				mf, err := r.fetchModule(gctx, pick, mc)
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				done = append(done, mf)
+				mu.Unlock()
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		slices.SortFunc(done, func(a, b *moduleFetch) int { return strings.Compare(a.pick.Call, b.pick.Call) })
+		pending = nil
+		for _, mf := range done {
+			r.mu.Lock()
+			r.fetched[mf.pick.Call] = mf
+			r.mu.Unlock()
+			dir := filepath.Join(mf.entry.Dir, filepath.FromSlash(mf.sub))
+			root := path.Join(r.modulesRoot(), mf.pick.Call)
+			more, err := r.readTree(dir, mf.pick.Call, mf.entry.Dir, root)
+			if err != nil {
+				return err
+			}
+			pending = append(pending, more...)
+		}
+	}
+	return nil
+}
+
+// upgradingModule reports whether the call's locked version is ignored.
+func (r *run) upgradingModule(call string) bool {
+	if r.s.Upgrade {
+		return true
+	}
+	for _, u := range r.s.UpgradeModules {
+		if call == u || strings.HasPrefix(call, u+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) upgradingProvider(addr tfaddr.Provider) bool {
+	return r.s.Upgrade || slices.Contains(r.s.UpgradeProviders, addr)
+}
+
+func lockSource(q resolve.Requirement) string {
+	if q.LockSource != "" {
+		return q.LockSource
+	}
+	if m, ok := q.Package.(source.ModulePackage); ok {
+		return m.Source
+	}
+	return ""
+}
+
+// lockedModule returns the lock entry of a call if it still applies to the
+// pick (same source and version), else nil.
+func (r *run) lockedModule(pick resolve.ModulePick) *lockfile.ModuleLock {
+	if r.upgradingModule(pick.Call) {
+		return nil
+	}
+	ml := r.prev.Module(pick.Call)
+	if ml == nil || ml.Source != pick.LockSource || ml.Version != pick.Package.Version {
+		return nil
+	}
+	return ml
+}
+
+func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *resolve.ModuleCall) (*moduleFetch, error) {
+	pkg := pick.Package
+	var want []hash.Hash
+	if ml := r.lockedModule(pick); ml != nil {
+		want = ml.Hashes
+		pkg.Pin = ml.Commit
+		if ml.Digest != "" {
+			pkg.Pin = ml.Digest
+		}
+	}
+	e, hit, sub, err := r.fill(ctx, pkg, pick.Call, want)
+	if err != nil {
+		return nil, err
+	}
+	var callSub string
+	switch a := mc.Address.(type) {
+	case address.Registry:
+		callSub = a.Subdir
+	case address.Remote:
+		callSub = a.Subdir
+	}
+	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, sub: path.Join(sub, callSub)}, nil
+}
+
+// fill brings pkg into the cache, checked against want. sub is the
+// subdirectory the origin designated, when the package was downloaded now.
+func (r *run) fill(ctx context.Context, pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, error) {
+	e, hit, sub, _, err := r.fillOrigin(ctx, pkg, call, want)
+	return e, hit, sub, err
+}
+
+// fillOrigin is fill that also returns the hashes the origin vouched for,
+// when the package was downloaded now.
+func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, []hash.Record, error) {
+	var got []hash.Hash
+	var origin []hash.Record
+	var sub string
+	e, hit, err := r.s.Cache.Fill(ctx, pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
+		source.Emit(r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
+		f, err := r.s.Source.Fetch(ctx, pkg, dir)
+		if err != nil {
+			return nil, err
+		}
+		got, sub, origin = f.Hashes, f.Subdir, f.Origin
+		r.mu.Lock()
+		r.downloads++
+		r.mu.Unlock()
+		source.Emit(r.s.Events, source.Event{Kind: source.EventFetchDone, Package: pkg, Bytes: f.Size, Total: f.Size, Detail: f.Location})
+		return f, nil
+	})
+	if err != nil {
+		if errors.Is(err, source.ErrChecksumMismatch) {
+			return cache.Entry{}, false, "", nil, &ChecksumError{Package: pkg, Call: call, Got: got, Want: want, Err: err}
+		}
+		return cache.Entry{}, false, "", nil, err
+	}
+	detail := "trusted on first use"
+	if len(want) > 0 {
+		detail = "matches the lock file"
+	}
+	source.Emit(r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
+	return e, hit, sub, origin, nil
+}
+
+// recordModules adds the hashes and pins of the fetched modules to the new
+// lock file.
+func (r *run) recordModules(sel *resolve.Selection, next *lockfile.File) {
+	for _, pick := range sel.Modules {
+		source.Emit(r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
+		mf := r.fetched[pick.Call]
+		ml := next.Module(pick.Call)
+		if mf == nil || ml == nil {
+			continue
+		}
+		next.AddModuleHashes(pick.Call, mf.entry.H1)
+		if mf.entry.Pin == "" {
+			continue
+		}
+		if a, ok := mf.call.Address.(address.Remote); ok {
+			switch a.Kind {
+			case address.KindGit:
+				ml.Commit = mf.entry.Pin
+			case address.KindOCI:
+				ml.Digest = mf.entry.Pin
+			}
+		}
+	}
+}
+
+// providerFetch is one provider package brought into the cache.
+type providerFetch struct {
+	pkg   source.ProviderPackage
+	entry cache.Entry
+	hit   bool
+}
+
+// fetchProviders fetches (or finds in the cache) every selected provider
+// for the platforms concerned, verifies them against the lock and records
+// their hashes in next.
+func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *lockfile.File) ([]ProviderResult, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.s.Concurrency)
+	var mu sync.Mutex
+	var fetched []providerFetch
+	add := map[tfaddr.Provider][]hash.Hash{}
+	record := func(addr tfaddr.Provider, hs ...hash.Hash) {
+		mu.Lock()
+		add[addr] = append(add[addr], hs...)
+		mu.Unlock()
+	}
+	for _, p := range sel.Providers {
+		if p.Version.IsZero() || p.Reason == resolve.Builtin || p.Reason == resolve.Unmanaged {
+			continue
+		}
+		var want []hash.Hash
+		if old := r.prev.Provider(p.Addr); old != nil && old.Version == p.Version && !r.upgradingProvider(p.Addr) {
+			want = old.Hashes
+		}
+		if r.s.ProvidersLock {
+			g.Go(func() error {
+				return r.lockProvider(gctx, p, record, &mu, &fetched)
+			})
+			continue
+		}
+		for _, plat := range r.s.platforms {
+			pkg := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: plat}
+			g.Go(func() error {
+				e, hit, _, origin, err := r.fillOrigin(gctx, pkg, "", want)
+				if err != nil {
+					return err
+				}
+				record(p.Addr, e.Hashes...)
+				if len(origin) == 0 && len(want) == 0 {
+					// A new selection found in the cache: ask what the
+					// origin vouches for, so that the lock file does not
+					// depend on the cache being warm.
+					if origin, err = r.checksums(gctx, pkg); err != nil {
+						return err
+					}
+				}
+				// Record what the origin vouches for (a registry's signed
+				// zh: of every platform), as tofu does.
+				for _, rec := range origin {
+					record(p.Addr, rec.Hash)
+				}
+				mu.Lock()
+				fetched = append(fetched, providerFetch{pkg: pkg, entry: e, hit: hit})
+				mu.Unlock()
+				return nil
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for addr, hs := range add {
+		next.AddProviderHashes(addr, lockable(hs)...)
+	}
+	slices.SortFunc(fetched, func(a, b providerFetch) int { return strings.Compare(a.pkg.String(), b.pkg.String()) })
+	out := make([]ProviderResult, 0, len(fetched))
+	for _, f := range fetched {
+		out = append(out, ProviderResult{Package: f.pkg, Dir: f.entry.Dir, CacheHit: f.hit, h1: f.entry.H1})
+	}
+	return out, nil
+}
+
+// lockable keeps the hashes a lock file records (h1: and zh:).
+func lockable(hs []hash.Hash) []hash.Hash {
+	var out []hash.Hash
+	for _, h := range hs {
+		if h.Scheme() == hash.SchemeH1 || h.Scheme() == hash.SchemeZH {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func (r *run) checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
+	cr, ok := r.memo.(source.ChecksumReporter)
+	if !ok {
+		return nil, nil
+	}
+	recs, err := cr.Checksums(ctx, pkg)
+	if err != nil && (errors.Is(err, source.ErrNotFound) || errors.Is(err, source.ErrVersionNotFound) || errors.Is(err, source.ErrPlatformNotSupported)) {
+		return nil, nil
+	}
+	return recs, err
+}
+
+// lockProvider records the hashes of every platform of one provider
+// version: what the origin vouches for, plus, for each platform whose h1:
+// the origin does not report, the h1: of its package, downloaded once
+// (through the cache), all platforms in parallel.
+func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record func(tfaddr.Provider, ...hash.Hash), mu *sync.Mutex, fetched *[]providerFetch) error {
+	first := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: r.s.platforms[0]}
+	recs, err := r.checksums(ctx, first)
+	if err != nil {
+		return err
+	}
+	haveH1 := map[string]bool{}
+	for _, rec := range recs {
+		record(p.Addr, rec.Hash)
+		if rec.Hash.Scheme() == hash.SchemeH1 {
+			for _, pl := range rec.Provenance.Platforms {
+				haveH1[pl] = true
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(r.s.platforms))
+	for i, plat := range r.s.platforms {
+		if haveH1[plat.String()] {
+			continue
+		}
+		pkg := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: plat}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case r.downloadSlots <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-r.downloadSlots }()
+			// Downloads are verified by the source against what its
+			// origin signs; the lock's hashes may cover other platforms
+			// only, so they are not required to match here.
+			e, hit, _, err := r.fill(ctx, pkg, "", nil)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			record(p.Addr, e.Hashes...)
+			mu.Lock()
+			*fetched = append(*fetched, providerFetch{pkg: pkg, entry: e, hit: hit})
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// runLister lists versions for Resolve: from the lock file and the cache
+// when they agree (no source is contacted), else from the memoized source.
+type runLister struct {
+	r  *run
+	mu sync.Mutex
+	n  int64
+}
+
+func (l *runLister) count() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
+}
+
+// Versions implements [source.Lister].
+func (l *runLister) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	if av, ok := l.r.fromLock(ctx, pkg); ok {
+		return av, nil
+	}
+	source.Emit(l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
+	l.mu.Lock()
+	l.n++
+	l.mu.Unlock()
+	return l.r.memo.Versions(ctx, pkg)
+}
+
+// fromLock answers a version listing from the lock file alone when every
+// requirement on pkg is satisfied by its locked version and the cache holds
+// the locked package (opentofu/opentofu#3508: a warm cache and an unchanged
+// lock file need no registry).
+func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Available, bool) {
+	if r.s.ProvidersLock {
+		return nil, false
+	}
+	reqs := r.requirements()
+	switch p := pkg.(type) {
+	case source.ProviderPackage:
+		if r.upgradingProvider(p.Addr) {
+			return nil, false
+		}
+		lk := r.prev.Provider(p.Addr)
+		if lk == nil || lk.Version.IsZero() {
+			return nil, false
+		}
+		for _, q := range reqs {
+			if qp, ok := q.Package.(source.ProviderPackage); ok && qp.Addr == p.Addr && !q.Constraints.Allows(lk.Version) {
+				return nil, false
+			}
+		}
+		for _, plat := range r.s.platforms {
+			if _, ok, err := r.s.Cache.Lookup(ctx, source.ProviderPackage{Addr: p.Addr, Version: lk.Version, Platform: plat}, lk.Hashes); err != nil || !ok {
+				return nil, false
+			}
+		}
+		return []source.Available{{Version: lk.Version}}, true
+	case source.ModulePackage:
+		var vs []versions.Version
+		found := false
+		for _, q := range reqs {
+			qp, ok := q.Package.(source.ModulePackage)
+			if !ok || qp.Source != p.Source {
+				continue
+			}
+			found = true
+			if r.upgradingModule(q.Call) {
+				return nil, false
+			}
+			ml := r.prev.Module(q.Call)
+			if ml == nil || ml.Version.IsZero() || ml.Source != lockSource(q) || !q.Constraints.Allows(ml.Version) {
+				return nil, false
+			}
+			pin := ml.Commit
+			if ml.Digest != "" {
+				pin = ml.Digest
+			}
+			if _, ok, err := r.s.Cache.Lookup(ctx, source.ModulePackage{Source: p.Source, Version: ml.Version, Pin: pin}, ml.Hashes); err != nil || !ok {
+				return nil, false
+			}
+			if !slices.Contains(vs, ml.Version) {
+				vs = append(vs, ml.Version)
+			}
+		}
+		if !found {
+			return nil, false
+		}
+		versions.Sort(vs)
+		av := make([]source.Available, len(vs))
+		for i, v := range vs {
+			av[i] = source.Available{Version: v}
+		}
+		return av, true
+	}
+	return nil, false
+}

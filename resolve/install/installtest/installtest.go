@@ -1,0 +1,333 @@
+// Package installtest runs a small, complete world of dependency sources
+// in-process, for tests and demos of package install: a provider and module
+// registry (registrytest, over HTTPS), git repositories made on the fly
+// with the git binary, and an OCI registry (ocitest). It works offline.
+//
+// Addresses look real and stay the same from run to run, so that lock files
+// written against a World are stable: the registry answers for
+// "registry.example.test", git repositories are reached as
+// "git::https://git.example.test/..." (rewritten to a local file URL when
+// git runs) and OCI repositories as "oci://oci.example.test/...". Git
+// commits and OCI digests are deterministic.
+package installtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/oci"
+	"github.com/tflock/tflock/source/oci/ocitest"
+	"github.com/tflock/tflock/source/registry"
+	"github.com/tflock/tflock/source/registry/registrytest"
+)
+
+// The host names of a World.
+const (
+	RegistryHost = "registry.example.test"
+	GitHost      = "git.example.test"
+	OCIHost      = "oci.example.test"
+)
+
+// Options configure [Start]. The zero value starts the default world.
+type Options struct {
+	// Latency is added to every registry request. Default none.
+	Latency time.Duration
+	// Fixtures replaces the registry's fixtures. Default [DefaultFixtures].
+	Fixtures *registrytest.Fixtures
+	// NoGit skips the git repositories (for machines without git).
+	// Default false.
+	NoGit bool
+}
+
+// World is a running set of sources.
+type World struct {
+	// Registry is the provider and module registry.
+	Registry *registrytest.Server
+	// OCI is the OCI registry.
+	OCI *ocitest.Server
+	// GitDir holds the git repositories, one per module: GitDir/NAME.git.
+	GitDir string
+	// Source serves everything: providers and registry modules from
+	// Registry, git modules from GitDir, OCI modules from OCI.
+	Source *install.Dispatch
+
+	gitCalls counter
+	ociCount counter
+}
+
+type counter struct{ n int64 }
+
+// Close stops the servers and removes the repositories.
+func (w *World) Close() {
+	if w.Registry != nil {
+		w.Registry.Close()
+	}
+	if w.OCI != nil {
+		w.OCI.Close()
+	}
+	if w.GitDir != "" {
+		_ = os.RemoveAll(w.GitDir)
+	}
+}
+
+// Requests returns the number of requests served so far by the registry and
+// by the OCI registry, plus the git operations run.
+func (w *World) Requests() int {
+	return w.Registry.Requests() + int(w.ociRequests()) + int(w.gitCalls.load())
+}
+
+// Platforms are the platforms the default providers are built for: the
+// current one and two others.
+func Platforms() []string {
+	ps := []string{source.CurrentPlatform.String()}
+	for _, p := range []string{"linux_amd64", "darwin_arm64", "windows_amd64"} {
+		if p != ps[0] && len(ps) < 3 {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// DefaultFixtures are the registry's default contents: the providers
+// acme/cloud (1.0.0, 1.1.0) and acme/dns (2.0.0, 2.1.0), and the module
+// acme/vpc/cloud (1.0.0, 1.1.0), which requires acme/cloud.
+func DefaultFixtures() registrytest.Fixtures {
+	plats := Platforms()
+	vpc := func(v string) registrytest.ModuleVersion {
+		return registrytest.ModuleVersion{Version: v, Files: map[string]string{
+			"main.tf": `terraform {
+  required_providers {
+    cloud = {
+      source  = "registry.example.test/acme/cloud"
+      version = ">= 1.0.0"
+    }
+  }
+}
+
+resource "cloud_network" "this" {}
+`,
+			"README.md": "vpc " + v + "\n",
+		}}
+	}
+	return registrytest.Fixtures{
+		Providers: []registrytest.Provider{
+			{Addr: RegistryHost + "/acme/cloud", Versions: []registrytest.ProviderVersion{{Version: "1.0.0", Platforms: plats}, {Version: "1.1.0", Platforms: plats}}},
+			{Addr: RegistryHost + "/acme/dns", Versions: []registrytest.ProviderVersion{{Version: "2.0.0", Platforms: plats}, {Version: "2.1.0", Platforms: plats}}},
+		},
+		Modules: []registrytest.Module{
+			{Addr: RegistryHost + "/acme/vpc/cloud", Versions: []registrytest.ModuleVersion{vpc("1.0.0"), vpc("1.1.0")}},
+		},
+	}
+}
+
+// Start starts a World. Close it when done.
+func Start(ctx context.Context, opts Options) (w *World, err error) {
+	w = &World{}
+	defer func() {
+		if err != nil {
+			w.Close()
+		}
+	}()
+	fx := DefaultFixtures()
+	if opts.Fixtures != nil {
+		fx = *opts.Fixtures
+	}
+	w.Registry, err = registrytest.Start(fx, registrytest.Options{Hosts: []string{RegistryHost}, Latency: opts.Latency})
+	if err != nil {
+		return nil, fmt.Errorf("installtest: registry: %w", err)
+	}
+	w.OCI = ocitest.NewServer(ocitest.ServerOptions{})
+	if err := w.pushOCI(ctx); err != nil {
+		return nil, err
+	}
+	w.Source = &install.Dispatch{
+		DefaultHost: RegistryHost,
+	}
+	reg := registry.NewSource(registry.Options{HTTPClient: w.Registry.Client(), DefaultHost: RegistryHost, Remote: w.Source})
+	w.Source.Providers = reg
+	ociOpts := w.OCI.SourceOptions(nil)
+	ociOpts.Repository = func(ctx context.Context, repo string) (oci.Repository, error) {
+		name, ok := strings.CutPrefix(repo, OCIHost+"/")
+		if !ok {
+			return nil, fmt.Errorf("%w: no OCI registry %s in this world", source.ErrNotFound, repo)
+		}
+		r, err := w.OCI.Repository(name)
+		if err != nil {
+			return nil, err
+		}
+		return &countingRepo{Repository: r, n: &w.ociCount}, nil
+	}
+	w.Source.OCI = oci.NewSource(ociOpts)
+	if !opts.NoGit {
+		if w.GitDir, err = os.MkdirTemp("", "installtest-git-"); err != nil {
+			return nil, err
+		}
+		if err := makeRepos(ctx, w.GitDir); err != nil {
+			return nil, err
+		}
+		w.Source.Git = &rewrite{
+			src:  git.NewSource(git.Options{}),
+			from: "git::https://" + GitHost + "/",
+			to:   "git::file://" + filepath.ToSlash(w.GitDir) + "/",
+			n:    &w.gitCalls,
+		}
+	}
+	return w, nil
+}
+
+// Network is the git module of the world: tags v1.0.0, v1.1.0 and v2.0.0
+// of "git::https://git.example.test/acme/network.git".
+const Network = "git::https://" + GitHost + "/acme/network.git"
+
+// Storage is the OCI module of the world, tagged 1.0.0 and 1.1.0.
+const Storage = "oci://" + OCIHost + "/modules/storage"
+
+func (w *World) pushOCI(ctx context.Context) error {
+	repo, err := w.OCI.Repository("modules/storage")
+	if err != nil {
+		return err
+	}
+	for _, v := range []string{"1.0.0", "1.1.0"} {
+		z, err := ocitest.Zip(map[string]string{
+			"main.tf": "variable \"name\" {\n  type = string\n}\n\n# storage " + v + "\n",
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := ocitest.PushModule(ctx, repo, z, v); err != nil {
+			return fmt.Errorf("installtest: pushing the OCI module: %w", err)
+		}
+	}
+	return nil
+}
+
+// gitEnv runs git without the machine's configuration, with fixed
+// identities and dates, so that commits are the same on every run.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0",
+		"GIT_AUTHOR_NAME=tflock", "GIT_AUTHOR_EMAIL=tflock@example.test",
+		"GIT_COMMITTER_NAME=tflock", "GIT_COMMITTER_EMAIL=tflock@example.test",
+		"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
+}
+
+func runGit(ctx context.Context, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("installtest: git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// makeRepos creates GitDir/acme/network.git with three tagged releases.
+func makeRepos(ctx context.Context, root string) error {
+	dir := filepath.Join(root, "acme", "network.git")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := runGit(ctx, dir, "init", "-q"); err != nil {
+		return err
+	}
+	for _, v := range []string{"1.0.0", "1.1.0", "2.0.0"} {
+		files := map[string]string{
+			"main.tf":                "module \"subnet\" {\n  source = \"./modules/subnet\"\n}\n\noutput \"version\" {\n  value = \"" + v + "\"\n}\n",
+			"modules/subnet/main.tf": "# subnet of network " + v + "\n",
+		}
+		for name, content := range files {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				return err
+			}
+		}
+		if err := runGit(ctx, dir, "add", "-A"); err != nil {
+			return err
+		}
+		if err := runGit(ctx, dir, "commit", "-q", "-m", "release "+v); err != nil {
+			return err
+		}
+		if err := runGit(ctx, dir, "tag", "v"+v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rewrite is a source that reaches one address prefix through another:
+// the configuration and the lock file keep the public address, git is
+// given the local one.
+type rewrite struct {
+	src      source.Source
+	from, to string
+	n        *counter
+}
+
+func (r *rewrite) in(pkg source.Package) (source.Package, error) {
+	m, ok := pkg.(source.ModulePackage)
+	if !ok || !strings.HasPrefix(m.Source, r.from) {
+		return nil, &source.Error{Package: pkg, Err: fmt.Errorf("%w: not in this world", source.ErrNotFound)}
+	}
+	m.Source = r.to + strings.TrimPrefix(m.Source, r.from)
+	return m, nil
+}
+
+// Versions implements [source.Lister].
+func (r *rewrite) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	p, err := r.in(pkg)
+	if err != nil {
+		return nil, err
+	}
+	r.n.add()
+	return r.src.Versions(ctx, p)
+}
+
+// Fetch implements [source.Fetcher].
+func (r *rewrite) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	p, err := r.in(pkg)
+	if err != nil {
+		return nil, err
+	}
+	r.n.add()
+	f, err := r.src.Fetch(ctx, p, dir)
+	if f != nil {
+		f.Package = pkg
+	}
+	return f, err
+}
+
+// Checksums implements [source.ChecksumReporter]: git vouches for nothing.
+func (r *rewrite) Checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
+	return nil, nil
+}
+
+// ErrNoGit is wrapped by HaveGit's error.
+var ErrNoGit = errors.New("git not available")
+
+// HaveGit reports whether the git binary can be run.
+func HaveGit() error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoGit, err)
+	}
+	return nil
+}

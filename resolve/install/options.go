@@ -1,0 +1,223 @@
+package install
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
+)
+
+// LockFileName is the name of the dependency lock file in a configuration
+// directory.
+const LockFileName = ".terraform.lock.hcl"
+
+// Options configure [Init]. Source is the only field without a useful
+// default.
+type Options struct {
+	// Dir is the root module's directory. Default ".".
+	Dir string
+	// Lock is the previous lock file. Default: Dir/.terraform.lock.hcl is
+	// read (a missing file is an empty lock file). Init never changes it.
+	Lock *lockfile.File
+	// Source lists and fetches every package: providers, registry modules
+	// and remote modules. A [*Dispatch] routes each kind to its own source.
+	// Wrap it in [source.Memoize] yourself only if it is shared by several
+	// runs; Init memoizes its listings for the run. Required.
+	Source source.Source
+	// Cache is the package cache every fetch goes through; it may be shared
+	// by many configurations and processes. Default: a temporary cache
+	// removed when Init returns (so nothing is reused across runs).
+	Cache *cache.Cache
+	// InstallDir is where packages are installed: providers under
+	// INSTALLDIR/providers and modules under INSTALLDIR/modules, as tofu
+	// lays them out. Default Dir/.terraform.
+	InstallDir string
+	// PluginCacheDir is a shared provider directory in tofu's layout
+	// (plugin_cache_dir): providers are installed there and linked from
+	// INSTALLDIR/providers, as tofu does. Default "": none, packages are
+	// copied into INSTALLDIR/providers.
+	PluginCacheDir string
+	// Platform is the platform whose provider packages are installed.
+	// Default [source.CurrentPlatform].
+	Platform source.Platform
+	// ProvidersLock records the hashes of every platform in Platforms
+	// without installing anything, as "tofu providers lock" does. Default
+	// false: init, which installs for Platform.
+	ProvidersLock bool
+	// Platforms are the platforms ProvidersLock records. Default: Platform.
+	Platforms []source.Platform
+	// Upgrade ignores every locked version. Default false.
+	Upgrade bool
+	// UpgradeProviders ignores the locked versions of these providers only.
+	UpgradeProviders []tfaddr.Provider
+	// UpgradeModules ignores the locked versions of these module calls and
+	// of the calls nested in them.
+	UpgradeModules []string
+	// ReadOnly refuses to change the dependency selections (tofu's
+	// -lockfile=readonly): Init fails with a [*LockChangedError] if a
+	// version, constraint or pin would change, and only warns when hashes
+	// alone would be added. Default false.
+	ReadOnly bool
+	// DevOverrides are providers served from local directories: never
+	// looked up, installed or locked.
+	DevOverrides []tfaddr.Provider
+	// Requirements are extra requirements, such as the providers a state
+	// still uses ([resolve.StateRequirements]). Default none.
+	Requirements []resolve.Requirement
+	// DefaultHost is the registry host of addresses without one. Default
+	// [resolve.DefaultRegistryHost].
+	DefaultHost string
+	// Concurrency bounds the lookups and the fetches running at once. If
+	// less than or equal to 0, a default (currently 8) is used.
+	Concurrency int
+	// Events receives progress reports. Default nil: discarded.
+	Events source.Events
+}
+
+const defaultConcurrency = 8
+
+// ProviderResult is one provider package Init fetched (or found in the
+// cache), and installed unless in ProvidersLock mode.
+type ProviderResult struct {
+	Package source.ProviderPackage
+	// Dir is the installed package directory, or "" in ProvidersLock mode.
+	Dir string
+	// CacheHit is true when the package came from the cache.
+	CacheHit bool
+
+	h1 hash.Hash // the package's h1:, its cache entry's name
+}
+
+// ModuleResult is one module of the installed tree.
+type ModuleResult struct {
+	// Key is the call path: "" for the root module, "vpc", "vpc.subnets".
+	Key string
+	// Source is the source address as OpenTofu prints it, "" for the root.
+	Source string
+	// Version is the selected version, if the module has one.
+	Version string
+	// Dir is the module directory relative to Options.Dir, slash-separated,
+	// as modules.json records it.
+	Dir string
+	// Remote is true for a remote module (installed under the install
+	// directory); local modules are read in place.
+	Remote bool
+	// CacheHit is true when a remote module package came from the cache.
+	CacheHit bool
+}
+
+// Result is what Init did.
+type Result struct {
+	// Lock is the new lock file. Init does not write it; see [WriteLock].
+	Lock *lockfile.File
+	// Previous is the lock file Init started from.
+	Previous *lockfile.File
+	// Changes lists what differs between Previous and Lock.
+	Changes []lockfile.Change
+	// Selection holds every pick and the reason for it.
+	Selection *resolve.Selection
+	// Providers are the provider packages fetched, sorted.
+	Providers []ProviderResult
+	// Modules are the modules of the tree, sorted by key.
+	Modules []ModuleResult
+	// Listed is how many package version lists were asked of the sources;
+	// 0 when the lock file and the cache agreed and no registry was
+	// contacted for versions.
+	Listed int
+	// Downloads is how many packages were fetched from a source rather than
+	// found in the cache.
+	Downloads int
+	// Warnings are messages for the user.
+	Warnings []string
+}
+
+// Explain writes why each version was picked.
+func (r *Result) Explain(w io.Writer) error {
+	if r.Selection == nil {
+		return nil
+	}
+	return r.Selection.Explain(w)
+}
+
+// settings are the normalized options.
+type settings struct {
+	Options
+	dir       string
+	ownCache  string
+	platforms []source.Platform
+}
+
+func (o Options) normalize() (*settings, error) {
+	s := &settings{Options: o}
+	if s.Source == nil {
+		return nil, fmt.Errorf("install: Options.Source is required")
+	}
+	if s.Dir == "" {
+		s.Dir = "."
+	}
+	s.dir = s.Dir
+	if s.InstallDir == "" {
+		s.InstallDir = filepath.Join(s.Dir, ".terraform")
+	}
+	if s.Platform.IsZero() {
+		s.Platform = source.CurrentPlatform
+	}
+	s.platforms = []source.Platform{s.Platform}
+	if s.ProvidersLock && len(s.Platforms) > 0 {
+		s.platforms = s.Platforms
+	}
+	if s.Concurrency <= 0 {
+		s.Concurrency = defaultConcurrency
+	}
+	if s.DefaultHost == "" {
+		s.DefaultHost = resolve.DefaultRegistryHost
+	}
+	if s.Lock == nil {
+		lf, err := lockfile.ParseFile(filepath.Join(s.Dir, LockFileName))
+		if err != nil {
+			return nil, err
+		}
+		s.Lock = lf
+	}
+	if s.Cache == nil {
+		dir, err := os.MkdirTemp("", "tflock-cache-")
+		if err != nil {
+			return nil, fmt.Errorf("install: temporary cache: %w", err)
+		}
+		c, err := cache.Open(dir, cache.Options{Events: s.Events})
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+		s.Cache, s.ownCache = c, dir
+	}
+	return s, nil
+}
+
+func (s *settings) cleanup() {
+	if s.ownCache != "" {
+		removeAll(s.ownCache)
+	}
+}
+
+// removeAll removes a tree, making read-only directories writable first.
+func removeAll(dir string) {
+	if dir == "" {
+		return
+	}
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(dir)
+}

@@ -1,0 +1,39 @@
+package install
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/tflock/tflock/lockfile"
+)
+
+// WriteLock writes the lock file of r to path atomically
+// ([lockfile.WriteFile]) and returns the note OpenTofu prints after init:
+// that the file was created, or the changes followed by a request to review
+// and commit them. When nothing changed and the file exists, it writes
+// nothing and returns "".
+func WriteLock(path string, r *Result) (string, error) {
+	if r == nil || r.Lock == nil {
+		return "", errors.New("install: WriteLock: no result")
+	}
+	_, statErr := os.Stat(path)
+	existed := statErr == nil
+	if existed && len(r.Changes) == 0 {
+		return "", nil
+	}
+	if err := lockfile.WriteFile(path, r.Lock); err != nil {
+		return "", err
+	}
+	if !existed {
+		return createdNote(filepath.Base(path)), nil
+	}
+	return lockfile.Summary(r.Changes), nil
+}
+
+func createdNote(name string) string {
+	return "OpenTofu has created a lock file " + name + " to record the provider\n" +
+		"selections it made above. Include this file in your version control repository\n" +
+		"so that OpenTofu can guarantee to make the same selections by default when\n" +
+		"you run \"tofu init\" in the future.\n"
+}
