@@ -218,7 +218,7 @@ func TestChanges(t *testing.T) {
 	}
 	want := []string{
 		"registry.opentofu.org/hashicorp/aws: added 5.0.0",
-		"registry.opentofu.org/hashicorp/null: upgraded 3.2.0 to 3.2.1 (1 hashes added, 2 removed)",
+		"registry.opentofu.org/hashicorp/null: upgraded 3.2.0 to 3.2.1 (1 hash added, 2 removed)",
 		`registry.opentofu.org/hashicorp/random: constraints changed from "" to ">= 3.0.0"`,
 		`module "git": added (no version)`,
 		`module "vpc": downgraded 3.19.0 to 3.1.0`,

@@ -101,9 +101,17 @@ func (c Change) String() string {
 		b.WriteString(c.Kind.String())
 	}
 	if len(c.AddedHashes) > 0 || len(c.RemovedHashes) > 0 {
-		fmt.Fprintf(&b, " (%d hashes added, %d removed)", len(c.AddedHashes), len(c.RemovedHashes))
+		fmt.Fprintf(&b, " (%s added, %d removed)", plural(len(c.AddedHashes), "hash", "hashes"), len(c.RemovedHashes))
 	}
 	return b.String()
+}
+
+// plural spells a count with the singular or the plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func orNone(v versions.Version) string {
