@@ -366,9 +366,15 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 		}
 		return cache.Entry{}, false, "", nil, err
 	}
+	if sub == "" {
+		sub = e.Subdir // a cache hit: the origin's subdirectory as recorded at fetch time
+	}
 	detail := "trusted on first use"
-	if len(want) > 0 {
+	switch keys := signers(origin, e.Hashes); {
+	case len(want) > 0:
 		detail = "matches the lock file"
+	case len(keys) > 0:
+		detail = "checksum signed by key " + strings.Join(keys, ", ")
 	}
 	source.Emit(r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
 	return e, hit, sub, origin, nil
@@ -646,4 +652,17 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 		return av, true
 	}
 	return nil, false
+}
+
+// signers returns the OpenPGP key IDs that signed one of the hashes of a
+// fetched package, according to the origin's records.
+func signers(origin []hash.Record, have []hash.Hash) []string {
+	var keys []string
+	for _, rec := range origin {
+		if slices.Contains(have, rec.Hash) {
+			keys = append(keys, rec.Provenance.SignedBy...)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }

@@ -54,6 +54,10 @@ type Entry struct {
 	Pin string
 	// Location is where the package was fetched from (no credentials).
 	Location string
+	// Subdir is the subdirectory of the package that the origin pointed
+	// at (a module registry's download location ending in //SUBDIR), as the
+	// fetcher reported it in [source.Fetched.Subdir].
+	Subdir string
 }
 
 // FetchFunc brings a package into dir, which exists and is empty. It is
@@ -177,7 +181,7 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 			}
 		}
 	}
-	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: f.Location}
+	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: f.Location, Subdir: f.Subdir}
 	if err := c.writeIndex(key, e); err != nil {
 		return Entry{}, err
 	}
@@ -195,7 +199,7 @@ func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
 		if c.usable(c.objectDir(h), h, module) {
 			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}}
 			if haveRec && rec.H1 == h {
-				e.Hashes, e.Pin, e.Location = rec.Hashes, rec.Pin, rec.Location
+				e.Hashes, e.Pin, e.Location, e.Subdir = rec.Hashes, rec.Pin, rec.Location, rec.Subdir
 			}
 			return e, true
 		}
@@ -206,7 +210,7 @@ func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
 	if !c.usable(c.objectDir(rec.H1), rec.H1, module) {
 		return Entry{}, false
 	}
-	return Entry{Dir: c.objectDir(rec.H1), H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location}, true
+	return Entry{Dir: c.objectDir(rec.H1), H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}, true
 }
 
 // usable reports whether the entry dir exists and (unless trusted) still
@@ -256,6 +260,7 @@ type indexRecord struct {
 	Hashes   []hash.Hash `json:"hashes"`
 	Pin      string      `json:"pin,omitempty"`
 	Location string      `json:"location,omitempty"`
+	Subdir   string      `json:"subdir,omitempty"`
 }
 
 func (c *Cache) indexPath(key string) string {
@@ -275,7 +280,7 @@ func (c *Cache) readIndex(key string) (indexRecord, bool) {
 }
 
 func (c *Cache) writeIndex(key string, e Entry) error {
-	b, err := json.MarshalIndent(indexRecord{Package: key, H1: e.H1, Hashes: e.Hashes, Pin: e.Pin, Location: e.Location}, "", "  ")
+	b, err := json.MarshalIndent(indexRecord{Package: key, H1: e.H1, Hashes: e.Hashes, Pin: e.Pin, Location: e.Location, Subdir: e.Subdir}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

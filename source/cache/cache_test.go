@@ -401,3 +401,49 @@ func childProcess(t *testing.T, dir string) {
 	}
 	fmt.Printf("ENTRY %s %s\n", e.H1, e.Dir)
 }
+
+func TestModuleEntriesLeaveOutVCS(t *testing.T) {
+	c, err := cache.Open(t.TempDir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := source.ModulePackage{Source: "git::https://example.com/net.git", Ref: "v1.0.0", Pin: strings.Repeat("a", 40)}
+	withVCS := map[string]string{"main.tf": "# module\n", ".git/HEAD": "ref: refs/heads/main\n"}
+	var calls atomic.Int32
+	e, _, err := c.Fill(context.Background(), mod, nil, countingFetch(t, withVCS, &calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := referenceH1(t, map[string]string{"main.tf": "# module\n"}); e.H1 != want {
+		t.Fatalf("module entry h1 = %s, want %s (the tree without .git)", e.H1, want)
+	}
+	// The same module pinned at another commit is another package.
+	other := mod
+	other.Pin = strings.Repeat("b", 40)
+	if _, ok, _ := c.Lookup(context.Background(), other, nil); ok {
+		t.Fatal("a module pinned at another commit hit the cache")
+	}
+}
+
+func TestSubdirSurvivesInIndex(t *testing.T) {
+	c, err := cache.Open(t.TempDir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := source.ModulePackage{Source: "registry.opentofu.org/acme/vpc/aws"}
+	fetch := func(ctx context.Context, dir string) (*source.Fetched, error) {
+		writeFiles(t, dir, map[string]string{"modules/vpc/main.tf": "# vpc\n"})
+		return &source.Fetched{Dir: dir, Subdir: "modules/vpc"}, nil
+	}
+	if _, _, err := c.Fill(context.Background(), mod, nil, fetch); err != nil {
+		t.Fatal(err)
+	}
+	reopened, err := cache.Open(c.Dir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok, err := reopened.Lookup(context.Background(), mod, nil)
+	if err != nil || !ok || e.Subdir != "modules/vpc" {
+		t.Fatalf("lookup: ok=%v subdir=%q err=%v, want the subdirectory the fetcher reported", ok, e.Subdir, err)
+	}
+}

@@ -44,7 +44,7 @@ func (cf *cachedFetcher) Fetch(ctx context.Context, pkg source.Package, dir stri
 		_ = os.RemoveAll(dir)
 		return nil, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
 	}
-	return &source.Fetched{Package: pkg, Dir: dir, Location: e.Location, Hashes: e.Hashes, Origin: origin, Pin: e.Pin}, nil
+	return &source.Fetched{Package: pkg, Dir: dir, Location: e.Location, Hashes: e.Hashes, Origin: origin, Pin: e.Pin, Subdir: e.Subdir}, nil
 }
 
 // CopyDir copies the tree at src into dst (created if missing): regular
