@@ -1,19 +1,51 @@
 // Package tflock is a Go SDK for OpenTofu and Terraform dependency locking:
 // providers and modules, version constraints, checksums and caching.
 //
-// It has no code of its own; the work is done by its packages:
+// It has no code of its own; the work is done by its packages, which point
+// one way: hash ← lockfile ← resolve → source ← source/registry, mirror, git, oci.
+//
+// The model and its vocabulary:
 //
 //   - [github.com/tflock/tflock/lockfile]: the typed model of
-//     .terraform.lock.hcl (providers and modules), a strict parser with HCL
-//     diagnostics, the canonical writer and a preserving editor.
-//   - [github.com/tflock/tflock/hash]: the h1: and zh: package hashes,
-//     their provenance, and verification with trust on first use.
+//     .terraform.lock.hcl (providers and modules keyed by call path), a
+//     strict parser with HCL diagnostics, the canonical writer (byte-identical
+//     to tofu for providers), a preserving editor, Changes and Merge.
+//   - [github.com/tflock/tflock/hash]: the h1: and zh: package hashes in one
+//     read, their provenance, and verification with trust on first use.
 //   - [github.com/tflock/tflock/resolve/versions]: versions and OpenTofu's two
-//     version-constraint dialects (providers and modules).
-//   - [github.com/tflock/tflock/resolve]: requirements read from
-//     configuration, and the solver that chooses versions.
+//     version-constraint dialects (providers and modules), with the canonical
+//     lock-file form of a constraint.
+//
+// Choosing and installing:
+//
+//   - [github.com/tflock/tflock/resolve]: requirements read from configuration
+//     and state, with their origins, and the solver.
+//   - [github.com/tflock/tflock/resolve/install]: the whole "tofu init" for
+//     dependencies as a library call, and the read side for plan and apply.
+//
+// Where packages come from:
+//
 //   - [github.com/tflock/tflock/source]: the interfaces sources implement,
-//     package identities, errors and decorators.
+//     package identities, typed errors, events, and the Multi and Memoize
+//     decorators.
+//   - [github.com/tflock/tflock/source/address]: module and provider source
+//     addresses, parsed as OpenTofu parses them.
+//   - [github.com/tflock/tflock/source/registry]: the provider and module
+//     registry protocols, signed checksums and credentials.
+//   - [github.com/tflock/tflock/source/mirror]: filesystem and network mirrors
+//     and dev overrides.
+//   - [github.com/tflock/tflock/source/git]: git module sources with version
+//     constraints over semver tags.
+//   - [github.com/tflock/tflock/source/oci]: OCI registries for modules and
+//     provider mirrors.
+//   - [github.com/tflock/tflock/source/cache]: the content-addressed package
+//     cache that many processes can share.
+//   - [github.com/tflock/tflock/source/cliconfig]: sources built from
+//     OpenTofu's CLI configuration file.
+//   - [github.com/tflock/tflock/source/providercache]: tofu's on-disk provider
+//     layout.
+//   - [github.com/tflock/tflock/source/sourcetest]: the conformance suite for
+//     sources and an in-memory source for tests.
 //
 // The examples directory holds small runnable programs that use them.
 package tflock
