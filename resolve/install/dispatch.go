@@ -3,10 +3,12 @@ package install
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/registry"
 )
 
 // Dispatch is a [source.Source] that routes each package to the source of
@@ -26,11 +28,18 @@ type Dispatch struct {
 	Git source.Source
 	// OCI serves "oci://" module packages. Default: none.
 	OCI source.Source
-	// HTTP serves module archives over HTTP(S). Default: none.
+	// HTTP serves module archives over HTTP(S) ("https://host/mod.zip",
+	// "https://host/mod?archive=tar.gz", X-Terraform-Get indirections).
+	// Default: a [registry.ArchiveSource] with default [registry.Options]
+	// (the standard HTTP client, TF_TOKEN_* credentials) that hands git
+	// and OCI locations named by X-Terraform-Get back to this Dispatch.
 	HTTP source.Source
 	// DefaultHost is the registry host of module addresses without one.
 	// Default [address.DefaultRegistryHost].
 	DefaultHost string
+
+	httpOnce    sync.Once
+	defaultHTTP source.Source
 }
 
 var (
@@ -69,7 +78,7 @@ func (d *Dispatch) route(pkg source.Package) (source.Source, error) {
 			case address.KindOCI:
 				src = d.OCI
 			case address.KindHTTP:
-				src = d.HTTP
+				src = d.httpSource()
 			}
 		default:
 			return nil, &source.Error{Package: pkg, Err: fmt.Errorf("%w: local module paths are not packages", source.ErrNotFound)}
@@ -80,6 +89,15 @@ func (d *Dispatch) route(pkg source.Package) (source.Source, error) {
 		return src, nil
 	}
 	return nil, &source.Error{Package: pkg, Err: fmt.Errorf("%w: unknown package type %T", source.ErrNotFound, pkg)}
+}
+
+// httpSource returns HTTP, or the default archive source.
+func (d *Dispatch) httpSource() source.Source {
+	if d.HTTP != nil {
+		return d.HTTP
+	}
+	d.httpOnce.Do(func() { d.defaultHTTP = registry.NewArchiveSource(registry.Options{Remote: d}) })
+	return d.defaultHTTP
 }
 
 // Versions implements [source.Lister].
