@@ -666,6 +666,10 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		r.errorf(mc.VersionRange, "Invalid version argument", "The module %q has a local source %q, which has no versions: remove the version argument.", name, mc.Source)
 		return
 	}
+	if rem, ok := mc.Address.(address.Remote); ok && mc.HasVersion && rem.Kind != address.KindGit && rem.Kind != address.KindOCI {
+		r.errorf(mc.VersionRange, "Invalid version argument", "Cannot apply a version constraint to module %q because its source %q is neither a module registry, a git repository nor an OCI registry, which are the sources with versions: remove the version argument, or pin the package in its source address.", name, mc.Source)
+		return
+	}
 	if a, ok := c.Attributes["providers"]; ok {
 		pairs, diags := hcl.ExprMap(a.Expr)
 		r.diags = append(r.diags, diags...)

@@ -283,8 +283,10 @@ func TestInitHTTPArchiveWithVersion(t *testing.T) {
 `})
 	src := &install.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: w.srv.Client(), Credentials: registry.Tokens{}})}
 	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: openCache(t)})
-	if !errors.Is(err, registry.ErrNoVersions) || !strings.Contains(err.Error(), "version argument") {
-		t.Fatalf("HTTP archive with a version argument: %v, want ErrNoVersions", err)
+	// The configuration reader refuses it, naming the file and line of the
+	// version argument, before any source is asked.
+	if err == nil || !strings.Contains(err.Error(), "main.tf:3") || !strings.Contains(err.Error(), "Invalid version argument") {
+		t.Fatalf("HTTP archive with a version argument: %v, want an error at main.tf:3", err)
 	}
 	if n := w.requests(); n != 0 {
 		t.Errorf("%d requests, want none", n)

@@ -31,3 +31,8 @@ module "double_ref" {
 module "expr_source" {
   source = local.src # ERROR: Variables not allowed
 }
+
+module "archive_versioned" {
+  source  = "https://example.com/modules/net.zip"
+  version = "~> 1.0" # ERROR: Invalid version argument
+}
