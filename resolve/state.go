@@ -3,6 +3,7 @@ package resolve
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -60,6 +61,15 @@ func StateRequirements(src []byte, filename string) ([]Requirement, error) {
 		} `json:"resources"`
 	}
 	if err := json.Unmarshal(src, &st); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// The decoder's own text names Go types; say what was expected.
+			where := "the top level"
+			if te.Field != "" {
+				where = fmt.Sprintf("%q", te.Field)
+			}
+			return nil, &StateError{Filename: filename, Err: fmt.Errorf("not a valid state file: %s is a JSON %s (at byte %d)", where, te.Value, te.Offset)}
+		}
 		return nil, &StateError{Filename: filename, Err: fmt.Errorf("not a valid state file: %w", err)}
 	}
 	if st.Version == nil {

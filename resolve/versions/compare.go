@@ -27,6 +27,30 @@ func precedence(a, b Version) int {
 	return comparePrerelease(a.pre, b.pre)
 }
 
+// providerPrecedence is precedence as apparentlymart/go-versions (the
+// provider dialect) computes it for bounds and for the canonical order of
+// terms: the same as [precedence], except that two different pre-releases
+// of the same numbers compare with go-versions' own rule ([extraLess]),
+// which puts a pre-release that has run out of dot-separated parts before
+// one that has more, whatever those parts say ("rc" before "beta.1").
+func providerPrecedence(a, b Version) int {
+	if a.major == b.major && a.minor == b.minor && a.patch == b.patch && a.extra == b.extra &&
+		a.pre != b.pre && a.pre != "" && b.pre != "" {
+		if extraLess(a.pre, b.pre) {
+			return -1
+		}
+		return 1
+	}
+	return precedence(a, b)
+}
+
+// isUnspecified reports whether v is 0.0.0 exactly, the version
+// apparentlymart/go-versions treats as "no version": no provider
+// constraint allows it.
+func (v Version) isUnspecified() bool {
+	return v.valid && v.major == 0 && v.minor == 0 && v.patch == 0 && v.extra == "" && v.pre == "" && v.meta == ""
+}
+
 func cmpU(a, b uint64) int {
 	switch {
 	case a < b:
@@ -219,8 +243,10 @@ func gvComparePart(a, b string) int {
 }
 
 // extraLess is apparentlymart/go-versions' ordering of dot-separated
-// "extra" strings, which OpenTofu uses to order build metadata when it
-// writes a canonical constraint string.
+// "extra" strings (VersionExtra.LessThan), which OpenTofu uses to order
+// pre-releases and build metadata. It differs from semver precedence when
+// one string runs out of parts first: it is then the smaller one, whatever
+// its parts say.
 func extraLess(a, b string) bool {
 	if a == b {
 		return false

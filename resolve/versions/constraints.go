@@ -137,21 +137,25 @@ func (t term) allows(v Version) bool {
 	if t.dialect == Module {
 		return t.allowsModule(v)
 	}
+	if v.isUnspecified() {
+		// go-versions' Set.Has: 0.0.0 belongs to no constrained set.
+		return false
+	}
 	switch t.op {
 	case opEqual:
 		return v == t.v
 	case opNotEqual:
 		return v != t.v
 	case opGreater:
-		return precedence(v, t.v) > 0
+		return providerPrecedence(v, t.v) > 0
 	case opGreaterEq:
-		return precedence(v, t.v) >= 0
+		return providerPrecedence(v, t.v) >= 0
 	case opLess:
-		return precedence(v, t.v) < 0
+		return providerPrecedence(v, t.v) < 0
 	case opLessEq:
-		return precedence(v, t.v) <= 0
+		return providerPrecedence(v, t.v) <= 0
 	case opPessimistic:
-		if precedence(v, t.v) < 0 {
+		if providerPrecedence(v, t.v) < 0 {
 			return false
 		}
 		upper := Version{valid: true}
@@ -234,7 +238,11 @@ func (t term) opPriority() int {
 }
 
 func compareTerms(a, b term) int {
-	if c := precedence(a.v, b.v); c != 0 {
+	order := precedence
+	if a.dialect == Provider && b.dialect == Provider {
+		order = providerPrecedence
+	}
+	if c := order(a.v, b.v); c != 0 {
 		return c
 	}
 	if a.v.meta != b.v.meta {
@@ -272,8 +280,6 @@ func (t term) write(b *strings.Builder) {
 	case opPessimistic:
 		b.WriteString("~> ")
 	}
-	v := t.v
-	b.WriteString(strconv.FormatUint(v.major, 10))
 	n := 3
 	if t.op == opPessimistic {
 		if t.dialect == Provider {
@@ -282,26 +288,7 @@ func (t term) write(b *strings.Builder) {
 			n = max(t.segs, 1)
 		}
 	}
-	if n >= 2 {
-		b.WriteByte('.')
-		b.WriteString(strconv.FormatUint(v.minor, 10))
-	}
-	if n >= 3 {
-		b.WriteByte('.')
-		b.WriteString(strconv.FormatUint(v.patch, 10))
-	}
-	if v.extra != "" {
-		b.WriteByte('.')
-		b.WriteString(v.extra)
-	}
-	if v.pre != "" {
-		b.WriteByte('-')
-		b.WriteString(v.pre)
-	}
-	if v.meta != "" {
-		b.WriteByte('+')
-		b.WriteString(v.meta)
-	}
+	t.v.write(b, n)
 }
 
 // GoString returns a Go expression that rebuilds c, for test diffs.

@@ -218,3 +218,47 @@ func TestMixedDialectIntersection(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderGoVersionsQuirks pins two behaviours of
+// apparentlymart/go-versions v1.0.3 that OpenTofu inherits for providers,
+// derived from its source: VersionExtra.LessThan puts a pre-release that
+// runs out of dot-separated parts first before one that has more ("rc"
+// before "beta.1"), both in the bounds (setBound.Has uses
+// Version.LessThan/GreaterThan) and in VersionConstraintsString's sort;
+// and Set.Has never admits 0.0.0 (versions.Unspecified) into a
+// constrained set.
+func TestProviderGoVersionsQuirks(t *testing.T) {
+	allows := map[[2]string]bool{
+		{"= 1.0.0-rc, < 1.0.0-beta.1", "1.0.0-rc"}:         true,
+		{"= 1.0.0-beta.1, > 1.0.0-rc", "1.0.0-beta.1"}:     true,
+		{"= 1.0.0-beta.1, < 1.0.0-rc", "1.0.0-beta.1"}:     false,
+		{"= 1.0.0-beta.2, > 1.0.0-beta.1", "1.0.0-beta.2"}: true,
+		{"= 1.0.0-rc, >= 1.0.0-beta.1", "1.0.0-rc"}:        false,
+		{">= 0.0.0", "0.0.0"}:                              false,
+		{"0.0.0", "0.0.0"}:                                 false,
+		{"!= 1.0.0", "0.0.0"}:                              false,
+		{">= 0.0.0", "0.0.1"}:                              true,
+		{"0.0.0-beta", "0.0.0-beta"}:                       true,
+		{"0.0.0+meta", "0.0.0+meta"}:                       true,
+	}
+	for in, want := range allows {
+		c := versions.MustParseConstraints(in[0])
+		if got := c.Allows(versions.MustParse(in[1])); got != want {
+			t.Errorf("%q allows %s = %v, want %v", in[0], in[1], got, want)
+		}
+	}
+	// The module dialect (hashicorp/go-version) has neither quirk.
+	if !versions.MustParseModuleConstraints(">= 0.0.0").Allows(versions.MustParse("0.0.0")) {
+		t.Error(`module ">= 0.0.0" does not allow 0.0.0`)
+	}
+	for in, want := range map[string]string{
+		"1.0.0-beta.1, 1.0.0-rc":             "1.0.0-rc, 1.0.0-beta.1",
+		"!= 1.0.0-beta.1, != 1.0.0-rc":       "!= 1.0.0-rc, != 1.0.0-beta.1",
+		"1.0.0-beta.10, 1.0.0-beta.2":        "1.0.0-beta.2, 1.0.0-beta.10",
+		"< 2.0.0, 2.0.0-alpha.1, 1.0.0-beta": "1.0.0-beta, 2.0.0-alpha.1, < 2.0.0",
+	} {
+		if got := versions.MustParseConstraints(in).String(); got != want {
+			t.Errorf("ParseConstraints(%q).String() = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -43,6 +43,17 @@
 //     "= 1.2.3" does not allow 1.2.3+meta, ">= 1.2.3+x" allows 1.2.3.
 //   - Once a pre-release is requested exactly, the other terms are judged
 //     by plain precedence: "= 2.1.0-beta1, >= 1.0" allows 2.1.0-beta1.
+//   - Two pre-releases of the same numbers are ordered as go-versions
+//     orders them, which is not quite semver precedence: a pre-release
+//     that runs out of dot-separated parts first is the lower one, whatever
+//     its parts say. So "1.0.0-rc" is below "1.0.0-beta.1": "= 1.0.0-rc,
+//     < 1.0.0-beta.1" allows 1.0.0-rc, and the canonical form of
+//     "1.0.0-beta.1, 1.0.0-rc" is "1.0.0-rc, 1.0.0-beta.1". ([Version.Compare]
+//     keeps semver precedence.)
+//   - No constraint term allows 0.0.0, which go-versions reads as "no
+//     version" (OpenTofu: "0.0.0 is not a valid provider version");
+//     0.0.0-beta and 0.0.0+meta are ordinary versions. The zero
+//     Constraints, having no terms, allows 0.0.0 like any release.
 //   - The empty string is no constraint (the zero Constraints).
 //   - Rejected, with OpenTofu's messages: a "v" prefix (`invalid
 //     specification "v1.0.0": a "v" prefix should not be used when

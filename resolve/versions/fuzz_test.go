@@ -74,8 +74,10 @@ func FuzzParse(f *testing.F) {
 		if v2, err := versions.Parse(v.String()); err != nil || v2 != v {
 			t.Fatalf("Parse(%q) does not round-trip: %v %v", s, v2, err)
 		}
-		if c := versions.MustParseConstraints(v.String()); !c.Allows(v) {
-			t.Fatalf("the exact constraint %q does not allow its version", v)
+		// 0.0.0 is the one version no provider constraint allows (as in
+		// apparentlymart/go-versions, where it means "unspecified").
+		if c := versions.MustParseConstraints(v.String()); c.Allows(v) != (s != "0.0.0") {
+			t.Fatalf("the exact constraint %q allows its version: %v", v, c.Allows(v))
 		}
 	})
 }

@@ -30,24 +30,8 @@ func ParseModuleConstraints(s string) (Constraints, error) {
 		if err != nil {
 			return Constraints{}, &ConstraintError{Input: s, Dialect: Module, Msg: err.Error()}
 		}
-		t := term{dialect: Module, v: v, segs: si}
-		switch m[1] {
-		case "", "=":
-			t.op = opEqual
-		case "!=":
-			t.op = opNotEqual
-		case ">":
-			t.op = opGreater
-		case ">=":
-			t.op = opGreaterEq
-		case "<":
-			t.op = opLess
-		case "<=":
-			t.op = opLessEq
-		case "~>":
-			t.op = opPessimistic
-		}
-		terms = append(terms, t)
+		// The regular expression admits only the operators of opNames.
+		terms = append(terms, term{dialect: Module, op: opNames[m[1]], v: v, segs: si})
 	}
 	return Constraints{terms: terms}, nil
 }

@@ -113,29 +113,24 @@ const (
 // op is a selection operator.
 type op uint8
 
+// opNames maps the operators both dialects share to their op ("" is "=").
+var opNames = map[string]op{
+	"": opEqual, "=": opEqual, "!=": opNotEqual,
+	">": opGreater, ">=": opGreaterEq, "<": opLess, "<=": opLessEq,
+	"~>": opPessimistic,
+}
+
 // parseProviderOne parses the constraint at the start of s, returning the
 // unconsumed rest.
 func parseProviderOne(s string) (term, string, error) {
 	r, rest := scanConstraint(s)
 	t := term{dialect: Provider}
-	switch r.op {
-	case "=", "":
-		t.op = opEqual
-	case "!=":
-		t.op = opNotEqual
-	case ">":
-		t.op = opGreater
-	case ">=":
-		t.op = opGreaterEq
-	case "<":
-		t.op = opLess
-	case "<=":
-		t.op = opLessEq
-	case "~>":
-		t.op = opPessimistic
-	case "=<":
+	var ok bool
+	switch t.op, ok = opNames[r.op]; {
+	case ok:
+	case r.op == "=<":
 		return t, rest, fmt.Errorf("invalid constraint operator %q; did you mean \"<=\"?", r.op)
-	case "=>":
+	case r.op == "=>":
 		return t, rest, fmt.Errorf("invalid constraint operator %q; did you mean \">=\"?", r.op)
 	default:
 		return t, rest, fmt.Errorf("invalid constraint operator %q", r.op)

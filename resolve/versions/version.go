@@ -185,11 +185,22 @@ func (v Version) String() string {
 		return ""
 	}
 	var b strings.Builder
+	v.write(&b, 3)
+	return b.String()
+}
+
+// write writes v to b with only its first n (1 to 3) numbers, then any
+// extra numbers, the pre-release and the metadata.
+func (v Version) write(b *strings.Builder, n int) {
 	b.WriteString(strconv.FormatUint(v.major, 10))
-	b.WriteByte('.')
-	b.WriteString(strconv.FormatUint(v.minor, 10))
-	b.WriteByte('.')
-	b.WriteString(strconv.FormatUint(v.patch, 10))
+	if n >= 2 {
+		b.WriteByte('.')
+		b.WriteString(strconv.FormatUint(v.minor, 10))
+	}
+	if n >= 3 {
+		b.WriteByte('.')
+		b.WriteString(strconv.FormatUint(v.patch, 10))
+	}
 	if v.extra != "" {
 		b.WriteByte('.')
 		b.WriteString(v.extra)
@@ -202,7 +213,6 @@ func (v Version) String() string {
 		b.WriteByte('+')
 		b.WriteString(v.meta)
 	}
-	return b.String()
 }
 
 // GoString returns a Go expression that rebuilds v, for test diffs.
