@@ -32,7 +32,8 @@
 // rejects at parse time what can never be installed: an empty URL after a
 // forced getter, an unknown getter, a malformed "ref", "depth" or "sshkey"
 // argument of a git address, and the malformed OCI addresses OpenTofu's OCI
-// getter rejects (with OpenTofu's error texts).
+// getter rejects (with OpenTofu's error texts), including an "archive"
+// argument on an OCI address.
 //
 // # Canonical forms
 //
@@ -46,8 +47,9 @@
 // (so that a private key is never written) and with "//SUBDIR".
 //
 // Credentials embedded in a URL ("https://user:token@host/...") are kept in
-// String and Package, because a fetcher needs them; [Redact] removes them,
-// and every error of this package is already redacted.
+// String and Package, because a fetcher needs them, and in LockSource, which
+// must match the configuration's own text; [Redact] removes them, and every
+// error of this package is already redacted.
 //
 // # Provider sources
 //

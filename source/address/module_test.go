@@ -199,6 +199,10 @@ func TestParseModuleSourceErrors(t *testing.T) {
 		"oci://example.com":                                                    `invalid reference: invalid repository ""`,
 		"oci:///vpc":                                                           `invalid reference: invalid registry ""`,
 		"oci::https://example.com/vpc":                                         "oci source type only supports oci URL scheme",
+		// go-getter takes "archive" to mean a single file, which
+		// OpenTofu's OCI getter refuses.
+		"oci://example.com/vpc?archive=zip": `the "archive" argument is not allowed for OCI sources`,
+		"oci://example.com/vpc?archive=":    `unsupported argument "archive"`,
 	}
 	for in, want := range tests {
 		t.Run(in, func(t *testing.T) {
@@ -290,5 +294,76 @@ func TestRedact(t *testing.T) {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestOpenTofuCases runs the inputs of OpenTofu's addrs.TestParseModuleSource
+// (and TestParseModuleSourceRegistry) that tflock accepts, with the result
+// OpenTofu's String method gives there: "PACKAGE[//SUBDIR]", the
+// subdirectory before any query string.
+func TestOpenTofuCases(t *testing.T) {
+	tests := map[string]string{
+		"./child":                              "./child",
+		"./nope/../child":                      "./child",
+		"../sibling":                           "../sibling",
+		"./nope/../../sibling":                 "../sibling",
+		`.\child`:                              "./child",
+		`.\nope\..\child`:                      "./child",
+		`..\sibling`:                           "../sibling",
+		`.\nope\..\..\sibling`:                 "../sibling",
+		`./nope\nope/why\./please\don't`:       "./nope/nope/why/please/don't",
+		"hashicorp/subnets/cidr":               "registry.opentofu.org/hashicorp/subnets/cidr",
+		"hashicorp/subnets/cidr//examples/foo": "registry.opentofu.org/hashicorp/subnets/cidr//examples/foo",
+		"example.com/awesomecorp/network/happycloud//examples/foo":                     "example.com/awesomecorp/network/happycloud//examples/foo",
+		"registry.opentofu.org/hashicorp/consul/aws":                                   "registry.opentofu.org/hashicorp/consul/aws",
+		"HashiCorp/Consul/aws":                                                         "registry.opentofu.org/HashiCorp/Consul/aws",
+		"Example.com:1234/HashiCorp/Consul/aws":                                        "example.com:1234/HashiCorp/Consul/aws",
+		"Испытание.com:1234/HashiCorp/Consul/aws//Foo":                                 "испытание.com:1234/HashiCorp/Consul/aws//Foo",
+		"github.com/hashicorp/terraform-cidr-subnets":                                  "git::https://github.com/hashicorp/terraform-cidr-subnets.git",
+		"github.com/hashicorp/terraform-cidr-subnets//example/foo":                     "git::https://github.com/hashicorp/terraform-cidr-subnets.git//example/foo",
+		"git://example.com/code/baz.git":                                               "git://example.com/code/baz.git",
+		"git://example.com/code/baz.git//bleep/bloop":                                  "git://example.com/code/baz.git//bleep/bloop",
+		"git::https://example.com/code/baz.git":                                        "git::https://example.com/code/baz.git",
+		"git::https://example.com/code/baz.git//bleep/bloop":                           "git::https://example.com/code/baz.git//bleep/bloop",
+		"git::https://example.com/code/baz.git//bleep/bloop?otherthing=blah":           "git::https://example.com/code/baz.git//bleep/bloop?otherthing=blah",
+		"git::https://example.com/code/baz.git?otherthing=blah":                        "git::https://example.com/code/baz.git?otherthing=blah",
+		"git::ssh://git@example.com/code/baz.git":                                      "git::ssh://git@example.com/code/baz.git",
+		"git::ssh://git@example.com/code/baz.git//bleep/bloop":                         "git::ssh://git@example.com/code/baz.git//bleep/bloop",
+		"git::git@example.com:code/baz.git":                                            "git::ssh://git@example.com/code/baz.git",
+		"git::git@example.com:code/baz.git//bleep/bloop":                               "git::ssh://git@example.com/code/baz.git//bleep/bloop",
+		"www.googleapis.com/storage/v1/BUCKET_NAME/PATH_TO_MODULE":                     "gcs::https://www.googleapis.com/storage/v1/BUCKET_NAME/PATH_TO_MODULE",
+		"gcs::https://www.googleapis.com/storage/v1/BUCKET_NAME/PATH/TO/module.zip":    "gcs::https://www.googleapis.com/storage/v1/BUCKET_NAME/PATH/TO/module.zip",
+		"s3-eu-west-1.amazonaws.com/examplecorp-terraform-modules/vpc.zip":             "s3::https://s3-eu-west-1.amazonaws.com/examplecorp-terraform-modules/vpc.zip",
+		"s3::https://s3-eu-west-1.amazonaws.com/examplecorp-terraform-modules/vpc.zip": "s3::https://s3-eu-west-1.amazonaws.com/examplecorp-terraform-modules/vpc.zip",
+		"http://example.com/module":                                                    "http://example.com/module",
+		"https://example.com/module.zip":                                               "https://example.com/module.zip",
+		"https://example.com/module?archive=tar&checksum=blah":                         "https://example.com/module?archive=tar&checksum=blah",
+		"/tmp/foo/example":  "file:///tmp/foo/example",
+		"/tmp/foo//example": "file:///tmp/foo//example",
+	}
+	for in, want := range tests {
+		t.Run(in, func(t *testing.T) {
+			got, err := ParseModuleSource(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want {
+				t.Errorf("String() = %q, want %q", got.String(), want)
+			}
+		})
+	}
+	errs := map[string]string{
+		"hashicorp/subnets/cidr//../nope": `subdirectory path "../nope" leads outside of the module package`,
+		"/tmp/foo//example/../../invalid": `subdirectory path "../invalid" leads outside of the module package`,
+		"boop/bloop":                      "OpenTofu cannot detect a supported external module source type for boop/bloop",
+	}
+	for in, want := range errs {
+		t.Run(in, func(t *testing.T) {
+			_, err := ParseModuleSource(in)
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Err.Error() != want {
+				t.Errorf("error = %v, want a *ParseError with cause %q", err, want)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -41,6 +42,9 @@ func (r *Remote) decodeOCI(u *url.URL) error {
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
 		return fmt.Errorf("invalid query string: %v", err)
+	}
+	if err := checkOCIArchive(q); err != nil {
+		return err
 	}
 	names := make([]string, 0, len(q))
 	for name := range q {
@@ -116,6 +120,38 @@ func checkDigest(d string) error {
 	for _, c := range enc {
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return errors.New("invalid checksum digest format")
+		}
+	}
+	return nil
+}
+
+// errOCIArchive is OpenTofu's error for an OCI module source that asks
+// go-getter to treat the package as an archive file.
+var errOCIArchive = errors.New(`the "archive" argument is not allowed for OCI sources, because the archive format is detected automatically from the image manifest`)
+
+// checkOCIArchive applies go-getter's "archive" argument, as OpenTofu sees
+// it for an OCI source: one that is not a false boolean makes go-getter
+// fetch a single file, which OpenTofu's OCI getter refuses. A non-empty
+// "archive" argument is removed from q, as go-getter removes it before the
+// getter sees the URL.
+//
+// go-getter also takes a repository name ending in an archive extension
+// (".zip", ".tar.gz", ...) as an archive file, so OpenTofu refuses
+// "oci://HOST/NAME.zip" when it fetches; such names are accepted here, so
+// that the lock file's "oci://HOST/REPOSITORY" form always parses.
+func checkOCIArchive(q url.Values) error {
+	if vals, set := q["archive"]; set {
+		if len(vals) > 1 {
+			return fmt.Errorf("too many %q arguments", "archive")
+		}
+		// An empty value is left in place (go-getter ignores it), and
+		// then refused as an unsupported argument.
+		if v := vals[0]; v != "" {
+			delete(q, "archive")
+			if b, err := strconv.ParseBool(v); err == nil && !b {
+				return nil
+			}
+			return errOCIArchive
 		}
 	}
 	return nil

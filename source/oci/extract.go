@@ -15,7 +15,9 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // Default limits, used when the [Options] fields are zero.
@@ -89,27 +91,30 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// prepareDir makes sure dir exists and is empty. It returns a function that
-// removes what was extracted into dir (and dir itself if it was created).
-func prepareDir(dir string) (cleanup func(), err error) {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		return func() { os.RemoveAll(dir) }, nil
-	case err != nil:
-		return nil, err
-	case len(entries) > 0:
-		return nil, fmt.Errorf("target directory %s is not empty", dir)
+// unpackLayer downloads the zip layer into a temporary file next to dir
+// (checking its size and digest), extracts it into dir (which must be
+// absent or empty), and returns the SHA-256 of the zip and the h1: of dir.
+// On error nothing is left in dir.
+func (s *Source) unpackLayer(ctx context.Context, repo Repository, layer ocispec.Descriptor, dir string, pkg source.Package) (sum [32]byte, h1 hash.Hash, err error) {
+	cleanup, err := fsutil.Prepare(dir)
+	if err != nil {
+		return sum, "", err
 	}
-	return func() {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			os.RemoveAll(filepath.Join(dir, e.Name()))
+	defer func() {
+		if err != nil {
+			cleanup()
 		}
-	}, nil
+	}()
+	f, sum, err := s.downloadBlob(ctx, repo, layer, dir, pkg)
+	if err != nil {
+		return sum, "", err
+	}
+	defer func() { f.Close(); os.Remove(f.Name()) }()
+	if err := s.extractZip(f, layer.Size, dir); err != nil {
+		return sum, "", err
+	}
+	h1, err = hashDir(dir)
+	return sum, h1, err
 }
 
 // extractZip extracts the zip archive in f (of the given size) into dir,

@@ -3,7 +3,6 @@ package oci
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
@@ -57,23 +56,8 @@ func (s *Source) fetchModule(ctx context.Context, name string, repo Repository, 
 	if err != nil {
 		return nil, err
 	}
-	cleanup, err := prepareDir(dir)
+	_, h1, err := s.unpackLayer(ctx, repo, layer, dir, p)
 	if err != nil {
-		return nil, err
-	}
-	f, _, err := s.downloadBlob(ctx, repo, layer, dir, p)
-	if err != nil {
-		cleanup()
-		return nil, err
-	}
-	defer func() { f.Close(); os.Remove(f.Name()) }()
-	if err := s.extractZip(f, layer.Size, dir); err != nil {
-		cleanup()
-		return nil, err
-	}
-	h1, err := hashDir(dir)
-	if err != nil {
-		cleanup()
 		return nil, err
 	}
 	return &source.Fetched{

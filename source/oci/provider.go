@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/opencontainers/go-digest"
@@ -126,11 +125,7 @@ func (s *Source) fetchProvider(ctx context.Context, name string, repo Repository
 	if err != nil {
 		return nil, err
 	}
-	d, ok := plats[p.Platform]
-	if !ok {
-		return nil, fmt.Errorf("%w: the index of tag %q has no manifest for %s", source.ErrPlatformNotSupported, tag, p.Platform)
-	}
-	layer, err := platformLayer(ctx, name, tag, repo, d)
+	layer, err := platformLayerOf(ctx, name, tag, repo, plats, p.Platform)
 	if err != nil {
 		return nil, err
 	}
@@ -138,23 +133,8 @@ func (s *Source) fetchProvider(ctx context.Context, name string, repo Repository
 	if err != nil {
 		return nil, err
 	}
-	cleanup, err := prepareDir(dir)
+	sum, h1, err := s.unpackLayer(ctx, repo, layer, dir, p)
 	if err != nil {
-		return nil, err
-	}
-	f, sum, err := s.downloadBlob(ctx, repo, layer, dir, p)
-	if err != nil {
-		cleanup()
-		return nil, err
-	}
-	defer func() { f.Close(); os.Remove(f.Name()) }()
-	if err := s.extractZip(f, layer.Size, dir); err != nil {
-		cleanup()
-		return nil, err
-	}
-	h1, err := hashDir(dir)
-	if err != nil {
-		cleanup()
 		return nil, err
 	}
 	return &source.Fetched{
@@ -215,13 +195,20 @@ func (s *Source) providerChecksums(ctx context.Context, name string, repo Reposi
 	}
 	var layer ocispec.Descriptor
 	if !p.Platform.IsZero() {
-		d, ok := plats[p.Platform]
-		if !ok {
-			return nil, fmt.Errorf("%w: the index of tag %q has no manifest for %s", source.ErrPlatformNotSupported, tag, p.Platform)
-		}
-		if layer, err = platformLayer(ctx, name, tag, repo, d); err != nil {
+		if layer, err = platformLayerOf(ctx, name, tag, repo, plats, p.Platform); err != nil {
 			return nil, err
 		}
 	}
 	return s.recordsFor(ctx, name, tag, repo, plats, p.Platform, layer)
+}
+
+// platformLayerOf returns the zip layer of plat's manifest in an index, or
+// an error wrapping [source.ErrPlatformNotSupported] when the index has
+// none for plat.
+func platformLayerOf(ctx context.Context, name, tag string, repo Repository, plats map[source.Platform]ocispec.Descriptor, plat source.Platform) (ocispec.Descriptor, error) {
+	d, ok := plats[plat]
+	if !ok {
+		return ocispec.Descriptor{}, fmt.Errorf("%w: the index of tag %q has no manifest for %s", source.ErrPlatformNotSupported, tag, plat)
+	}
+	return platformLayer(ctx, name, tag, repo, d)
 }
