@@ -295,13 +295,15 @@ func (r Remote) gitBase(q url.Values) string {
 
 // LockSource returns the package address for the lock file: Package
 // without the git download options "depth" and "sshkey" (a private key
-// must never be written to the lock file), with "//SUBDIR" when there is one
-// (before any query string).
+// must never be written to the lock file) and without credentials in its URL
+// (an ssh user name is kept, a password or an HTTP user never), with
+// "//SUBDIR" when there is one (before any query string).
 func (r Remote) LockSource() string {
 	p := r.Package()
 	if r.Kind == KindGit {
 		p = r.gitBase(nil)
 	}
+	p = stripCredentials(p)
 	if r.Subdir == "" {
 		return p
 	}

@@ -60,3 +60,40 @@ func redactQueryArg(s, key string) string {
 	b.WriteString(s)
 	return b.String()
 }
+
+// stripCredentials removes credentials from every URL in s, for text that
+// is written down to be kept, such as a lock file's source: an ssh URL
+// keeps its user name (the "git" of git@host is part of the address) but
+// loses any password; any other URL loses its whole user information,
+// since over HTTP a user name alone is often a token.
+func stripCredentials(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			break
+		}
+		scheme := s[:i]
+		if j := strings.LastIndex(scheme, "::"); j >= 0 {
+			scheme = scheme[j+2:]
+		}
+		if j := strings.LastIndexAny(scheme, "/?#& \t"); j >= 0 {
+			scheme = scheme[j+1:]
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexAny(s, "/?# \t\r\n\"'")
+		if end < 0 {
+			end = len(s)
+		}
+		if at := strings.LastIndexByte(s[:end], '@'); at >= 0 {
+			if strings.EqualFold(scheme, "ssh") {
+				user, _, _ := strings.Cut(s[:at], ":")
+				b.WriteString(user + "@")
+			}
+			s = s[at+1:]
+		}
+	}
+	b.WriteString(s)
+	return b.String()
+}
