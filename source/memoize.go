@@ -121,14 +121,7 @@ func (f *flight[T]) do(ctx context.Context, key string, fn func() (T, error)) (T
 			c = &call[T]{done: make(chan struct{})}
 			f.calls[key] = c
 			f.mu.Unlock()
-			c.val, c.err = fn()
-			if c.err != nil && isContextErr(c.err) {
-				// Not an answer about the package: forget it.
-				f.mu.Lock()
-				delete(f.calls, key)
-				f.mu.Unlock()
-			}
-			close(c.done)
+			f.call(key, c, fn)
 			return c.val, c.err
 		}
 		f.mu.Unlock()
@@ -144,4 +137,25 @@ func (f *flight[T]) do(ctx context.Context, key string, fn func() (T, error)) (T
 		}
 		return c.val, c.err
 	}
+}
+
+// call runs fn for c. If fn panics, the call is forgotten and its waiters
+// are released with an error before the panic goes on, so that they never
+// wait forever.
+func (f *flight[T]) call(key string, c *call[T], fn func() (T, error)) {
+	completed := false
+	defer func() {
+		if !completed {
+			c.err = errors.New("source panicked while answering")
+		}
+		if !completed || (c.err != nil && isContextErr(c.err)) {
+			// Not an answer about the package: forget it.
+			f.mu.Lock()
+			delete(f.calls, key)
+			f.mu.Unlock()
+		}
+		close(c.done)
+	}()
+	c.val, c.err = fn()
+	completed = true
 }

@@ -149,3 +149,48 @@ func TestMemoizeChecksumCapability(t *testing.T) {
 	}
 	var _ hash.Record = a[0]
 }
+
+// TestMemoizePanicReleasesWaiters: a source that panics must not leave
+// the callers waiting for its answer blocked forever, and its panic is
+// not remembered as an answer.
+func TestMemoizePanicReleasesWaiters(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var calls atomic.Int64
+	src := source.Join(source.ListerFunc(func(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			<-release
+			panic("broken source")
+		}
+		return nil, nil
+	}), source.FetcherFunc(func(context.Context, source.Package, string) (*source.Fetched, error) { return nil, nil }))
+	m := source.Memoize(src)
+	pkg := source.ModulePackage{Source: "example.com/a/b/c"}
+
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() { panicked <- recover() }()
+		_, _ = m.Versions(context.Background(), pkg)
+	}()
+	<-started
+	waiter := make(chan error, 1)
+	go func() {
+		_, err := m.Versions(context.Background(), pkg)
+		waiter <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let the waiter join the call in flight
+	close(release)
+	if p := <-panicked; p != "broken source" {
+		t.Errorf("the panic was %v, want it passed on to the caller that made the call", p)
+	}
+	select {
+	case <-waiter:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a waiter was left blocked after the source panicked")
+	}
+	// The panic is forgotten: the next caller asks again.
+	if _, err := m.Versions(context.Background(), pkg); err != nil || calls.Load() < 2 {
+		t.Errorf("after the panic: err %v, %d calls; want a new call", err, calls.Load())
+	}
+}

@@ -156,15 +156,17 @@ func (m *MultiSource) String() string {
 	return "multi(" + strings.Join(names, ", ") + ")"
 }
 
-func (m *MultiSource) namesFor(pkg Package) string {
+// notFound is the error for a package that no candidate source has: its
+// Source names the sources that were searched for pkg.
+func (m *MultiSource) notFound(pkg Package) error {
 	var names []string
 	for _, s := range m.candidates(pkg) {
 		names = append(names, displayName(s))
 	}
 	if len(names) == 0 {
-		return "no source is configured for this package"
+		return &Error{Source: m.String(), Package: pkg, Err: fmt.Errorf("%w: no source is configured for this package", ErrNotFound)}
 	}
-	return "searched " + strings.Join(names, ", ")
+	return &Error{Source: "multi(" + strings.Join(names, ", ") + ")", Package: pkg, Err: ErrNotFound}
 }
 
 func isMiss(err error) bool {
@@ -199,7 +201,7 @@ func (m *MultiSource) Versions(ctx context.Context, pkg Package) ([]Available, e
 		}
 	}
 	if len(out) == 0 {
-		return nil, &Error{Package: pkg, Err: fmt.Errorf("%w (%s)", ErrNotFound, m.namesFor(pkg))}
+		return nil, m.notFound(pkg)
 	}
 	slices.SortStableFunc(out, func(a, b Available) int { return a.Version.Compare(b.Version) })
 	return out, nil
@@ -254,7 +256,7 @@ func (m *MultiSource) Fetch(ctx context.Context, pkg Package, dir string) (*Fetc
 		}
 	}
 	if best == nil {
-		return nil, &Error{Package: pkg, Err: fmt.Errorf("%w (%s)", ErrNotFound, m.namesFor(pkg))}
+		return nil, m.notFound(pkg)
 	}
 	return nil, best
 }

@@ -33,6 +33,17 @@ type Config struct {
 	// plugin_cache_may_break_dependency_lock_file setting (or its
 	// environment variable).
 	PluginCacheMayBreakDependencyLockFile bool
+	// EnvTokens holds the tokens of the TF_TOKEN_ environment variables
+	// that [Load] found, keyed by normalized host name ("." written "_"
+	// and "-" written "__" in the variable's name, as OpenTofu reads
+	// them). They take precedence over credentials blocks in
+	// [Config.Token]. Never shown in diagnostics.
+	EnvTokens Tokens
+	// ProviderDownloadRetries is how many times a provider download is
+	// retried when the installation method sets no download_retry_count:
+	// the TF_PROVIDER_DOWNLOAD_RETRY environment variable as [Load] reads
+	// it, or 0 for OpenTofu's default (2).
+	ProviderDownloadRetries int
 	// Files lists the files the configuration was read from, in order.
 	Files []string
 
@@ -113,9 +124,14 @@ type Method struct {
 	// (parse them with source.ParseProviderPattern).
 	Include, Exclude []string
 	// DownloadRetryCount is the download_retry_count of a direct or
-	// network_mirror block, or nil when not set.
+	// network_mirror block, or nil when not set (see
+	// [Config.DownloadRetries]).
 	DownloadRetryCount *int
-	DeclRange          hcl.Range
+	// TrustAllHashes is the trust_all_hashes argument of a network_mirror
+	// block: the hashes the mirror lists for every platform are recorded,
+	// not only those of the package downloaded. Default false.
+	TrustAllHashes bool
+	DeclRange      hcl.Range
 }
 
 // ProviderInstallation is the provider_installation block.
@@ -128,8 +144,9 @@ type ProviderInstallation struct {
 	DeclRange    hcl.Range
 }
 
-// Token returns the token of the credentials block for host, or "" when
-// there is none. The host name is compared in its normalized form.
+// Token returns the token for host as tofu chooses it: the TF_TOKEN_
+// variable's ([Config.EnvTokens]) first, else the credentials block's, else
+// "". The host name is compared in its normalized form.
 func (c *Config) Token(host string) string {
 	if c == nil {
 		return ""
@@ -137,6 +154,9 @@ func (c *Config) Token(host string) string {
 	h, err := svchost.ForComparison(host)
 	if err != nil {
 		return ""
+	}
+	if tok, ok := c.EnvTokens[h.String()]; ok {
+		return tok
 	}
 	if cr := c.Credentials[h.String()]; cr != nil {
 		return cr.Token
@@ -157,6 +177,8 @@ func (c *Config) Merge(o *Config) *Config {
 		ProviderInstallation:                  c.ProviderInstallation,
 		PluginCacheDir:                        c.PluginCacheDir,
 		PluginCacheMayBreakDependencyLockFile: c.PluginCacheMayBreakDependencyLockFile || o.PluginCacheMayBreakDependencyLockFile,
+		ProviderDownloadRetries:               max(c.ProviderDownloadRetries, o.ProviderDownloadRetries),
+		EnvTokens:                             maps.Clone(c.EnvTokens),
 		Files:                                 append(slices.Clone(c.Files), o.Files...),
 		installBlocks:                         append(slices.Clone(c.installBlocks), o.installBlocks...),
 		helperBlocks:                          append(slices.Clone(c.helperBlocks), o.helperBlocks...),
@@ -169,6 +191,12 @@ func (c *Config) Merge(o *Config) *Config {
 			r.Hosts = map[string]*Host{}
 		}
 		r.Hosts[k] = v
+	}
+	for k, v := range o.EnvTokens {
+		if r.EnvTokens == nil {
+			r.EnvTokens = Tokens{}
+		}
+		r.EnvTokens[k] = v
 	}
 	for k, v := range o.Credentials {
 		if r.Credentials == nil {
@@ -226,3 +254,32 @@ func (c *Config) Services(host string) (map[string]any, bool) {
 	}
 	return nil, false
 }
+
+// DefaultDownloadRetries is OpenTofu's default number of provider download
+// retries (its TF_PROVIDER_DOWNLOAD_RETRY default).
+const DefaultDownloadRetries = 2
+
+// DownloadRetries returns how many times the installation method m should
+// retry a download: its download_retry_count if set, else
+// c.ProviderDownloadRetries if positive, else [DefaultDownloadRetries], as
+// tofu decides.
+func (c *Config) DownloadRetries(m Method) int {
+	switch {
+	case m.DownloadRetryCount != nil:
+		return *m.DownloadRetryCount
+	case c != nil && c.ProviderDownloadRetries > 0:
+		return c.ProviderDownloadRetries
+	}
+	return DefaultDownloadRetries
+}
+
+// Tokens maps normalized host names to bearer tokens. Its String and
+// GoString methods do not show the tokens, so that printing a [Config]
+// never reveals one.
+type Tokens map[string]string
+
+// String returns a description without the tokens.
+func (t Tokens) String() string { return fmt.Sprintf("%d tokens (redacted)", len(t)) }
+
+// GoString returns a Go-syntax description without the tokens.
+func (t Tokens) GoString() string { return "cliconfig.Tokens{ /* redacted */ }" }

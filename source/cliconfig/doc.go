@@ -12,9 +12,12 @@
 //     diagnostic.
 //   - credentials_helper "NAME" { args = [...] }: parsed, but not run.
 //   - provider_installation { ... } with the methods direct,
-//     filesystem_mirror { path }, network_mirror { url },
+//     filesystem_mirror { path }, network_mirror { url, trust_all_hashes },
 //     oci_mirror { repository_template }, each with optional include and
-//     exclude provider patterns, and dev_overrides { "ADDR" = "DIR" }.
+//     exclude provider patterns, download_retry_count on direct and
+//     network_mirror ([Config.DownloadRetries], with the
+//     TF_PROVIDER_DOWNLOAD_RETRY environment variable), and
+//     dev_overrides { "ADDR" = "DIR" }.
 //   - plugin_cache_dir and plugin_cache_may_break_dependency_lock_file.
 //
 // [Parse] reads one file (native HCL syntax, or JSON for ".json" names),

@@ -8,9 +8,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/tflock/tflock/source/internal/envtoken"
 )
 
 // LoadOptions tells [Load] about the machine. Tests set every field so
@@ -22,9 +25,19 @@ type LoadOptions struct {
 	HomeDir func() (string, error)
 	// GOOS selects the platform's file names. Default: runtime.GOOS.
 	GOOS string
+	// Environ lists the environment ("NAME=VALUE"), where [Load] finds the
+	// TF_TOKEN_ variables. Default: os.Environ when Getenv is unset too,
+	// else no variables.
+	Environ func() []string
 }
 
 func (o LoadOptions) withDefaults() LoadOptions {
+	if o.Environ == nil {
+		o.Environ = func() []string { return nil }
+		if o.Getenv == nil {
+			o.Environ = os.Environ
+		}
+	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -126,8 +139,10 @@ func exists(path string) bool {
 // [Locations], merged in order (see [Config.Merge]), then the environment:
 // TF_PLUGIN_CACHE_DIR replaces plugin_cache_dir, and
 // TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE (any value but "" and "0")
-// turns that setting on. Environment variables in plugin_cache_dir are
-// expanded ($VAR and ${VAR}).
+// turns that setting on, and TF_PROVIDER_DOWNLOAD_RETRY (a positive whole
+// number) sets [Config.ProviderDownloadRetries], and the TF_TOKEN_
+// variables fill [Config.EnvTokens]. Environment variables in
+// plugin_cache_dir are expanded ($VAR and ${VAR}).
 //
 // A file named by TF_CLI_CONFIG_FILE that does not exist is a warning, as
 // in tofu. The result is never nil.
@@ -171,6 +186,13 @@ func Load(opts LoadOptions) (*Config, hcl.Diagnostics) {
 	}
 	if v := opts.Getenv("TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE"); v != "" && v != "0" {
 		cfg.PluginCacheMayBreakDependencyLockFile = true
+	}
+	if env := envtoken.Collect(opts.Environ()); len(env) > 0 {
+		cfg.EnvTokens = Tokens(env)
+	}
+	// As tofu, a value that is not a positive whole number is ignored.
+	if n, err := strconv.Atoi(opts.Getenv("TF_PROVIDER_DOWNLOAD_RETRY")); err == nil && n > 0 {
+		cfg.ProviderDownloadRetries = n
 	}
 	diags = append(diags, cfg.Validate()...)
 	return cfg, diags

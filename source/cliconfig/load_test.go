@@ -2,9 +2,11 @@ package cliconfig_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -167,4 +169,86 @@ func firstError(diags hcl.Diagnostics) string {
 		}
 	}
 	return ""
+}
+
+func TestDownloadRetries(t *testing.T) {
+	env := map[string]string{}
+	home, opts := machine(t, env)
+	writeFile(t, filepath.Join(home, ".tofurc"), `
+provider_installation {
+  network_mirror {
+    url                  = "https://mirror.example.com/"
+    download_retry_count = 5
+  }
+  direct {}
+}
+`)
+	cfg, diags := cliconfig.Load(opts)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	mirrorM, directM := cfg.ProviderInstallation.Methods[0], cfg.ProviderInstallation.Methods[1]
+	// tofu: the block's download_retry_count, else TF_PROVIDER_DOWNLOAD_RETRY
+	// when it is a positive number, else 2.
+	if got := cfg.DownloadRetries(mirrorM); got != 5 {
+		t.Errorf("download_retry_count = 5: DownloadRetries = %d", got)
+	}
+	if cliconfig.DefaultDownloadRetries != 2 { // OpenTofu's providerDownloadDefaultRetry
+		t.Errorf("DefaultDownloadRetries = %d, want 2", cliconfig.DefaultDownloadRetries)
+	}
+	if got := cfg.DownloadRetries(directM); got != 2 {
+		t.Errorf("no setting: DownloadRetries = %d, want 2", got)
+	}
+	for value, want := range map[string]int{"7": 7, "0": 2, "-1": 2, "x": 2} {
+		env["TF_PROVIDER_DOWNLOAD_RETRY"] = value
+		cfg, _ := cliconfig.Load(opts)
+		if got := cfg.DownloadRetries(cfg.ProviderInstallation.Methods[1]); got != want {
+			t.Errorf("TF_PROVIDER_DOWNLOAD_RETRY=%s: DownloadRetries = %d, want %d", value, got, want)
+		}
+		if got := cfg.DownloadRetries(cfg.ProviderInstallation.Methods[0]); got != 5 {
+			t.Errorf("TF_PROVIDER_DOWNLOAD_RETRY=%s: the block's own count must win, got %d", value, got)
+		}
+	}
+}
+
+func TestLoadEnvTokens(t *testing.T) {
+	home, opts := machine(t, map[string]string{})
+	opts.Environ = func() []string {
+		return []string{"TF_TOKEN_a_example_com=from-env", "TF_TOKEN_registry_example__corp_com=corp", "PATH=/bin"}
+	}
+	writeFile(t, filepath.Join(home, ".tofurc"), `
+credentials "a.example.com" {
+  token = "from-block"
+}
+credentials "b.example.com" {
+  token = "b-block"
+}
+`)
+	cfg, diags := cliconfig.Load(opts)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	// tofu's order: the TF_TOKEN_ variable, then the credentials block.
+	for host, want := range map[string]string{
+		"a.example.com":             "from-env",
+		"A.Example.COM":             "from-env",
+		"b.example.com":             "b-block",
+		"registry.example-corp.com": "corp",
+		"c.example.com":             "",
+	} {
+		if got := cfg.Token(host); got != want {
+			t.Errorf("Token(%q) = %q, want %q", host, got, want)
+		}
+	}
+	for _, format := range []string{"%v", "%+v", "%#v"} {
+		if out := fmt.Sprintf(format, cfg); strings.Contains(out, "from-env") || strings.Contains(out, "corp\"") {
+			t.Errorf("printing the Config with %s shows a token: %s", format, out)
+		}
+	}
+	// With a fake Getenv and no Environ, the real environment is not read.
+	_, opts = machine(t, map[string]string{})
+	cfg, _ = cliconfig.Load(opts)
+	if len(cfg.EnvTokens) != 0 {
+		t.Errorf("EnvTokens %d entries from the real environment", len(cfg.EnvTokens))
+	}
 }

@@ -407,6 +407,9 @@ func decodeInstallation(cfg *Config, block *hcl.Block) hcl.Diagnostics {
 		if m.Kind == Direct || m.Kind == NetworkMirror {
 			schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: "download_retry_count"})
 		}
+		if m.Kind == NetworkMirror {
+			schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: "trust_all_hashes"})
+		}
 		if locAttr != "" {
 			schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: locAttr, Required: true})
 		}
@@ -454,6 +457,11 @@ func decodeInstallation(cfg *Config, block *hcl.Block) hcl.Diagnostics {
 			if !d.HasErrors() {
 				m.DownloadRetryCount = &n
 			}
+		}
+		if attr, ok := mc.Attributes["trust_all_hashes"]; ok {
+			b, d := boolValue(attr.Expr, "trust_all_hashes")
+			diags = append(diags, d...)
+			m.TrustAllHashes = b && !d.HasErrors()
 		}
 		if m.Kind == OCIMirror && m.Location != "" {
 			diags = append(diags, checkOCITemplate(m, mc.Attributes["repository_template"].Expr.Range())...)

@@ -21,10 +21,16 @@ type SourceOptions struct {
 	// direct method is then an error, and the implied configuration has no
 	// direct installation.
 	Direct func(cfg *Config) (source.Source, error)
-	// Network returns the source for a network_mirror block.
-	// Default: a [mirror.Network] using HTTPClient and the credentials of
-	// cfg.
-	Network func(mirrorURL string, cfg *Config) (source.Source, error)
+	// DirectMethod, when set, is used instead of Direct and is also given
+	// the direct method, so that the source can retry downloads as its
+	// download_retry_count says ([Config.DownloadRetries]). In the implied
+	// configuration it is given Method{Kind: Direct}. Default: none.
+	DirectMethod func(m Method, cfg *Config) (source.Source, error)
+	// Network returns the source for a network_mirror block (m.Location
+	// is its url). Default: a [mirror.Network] using HTTPClient, the
+	// credentials of cfg, the block's trust_all_hashes and its download
+	// retries ([Config.DownloadRetries]).
+	Network func(m Method, cfg *Config) (source.Source, error)
 	// HTTPClient is the client of the default network mirror source.
 	// Default: the mirror package's default client.
 	HTTPClient mirror.HTTPClient
@@ -121,10 +127,10 @@ func (c *Config) methodSource(m Method, opts SourceOptions) (source.Source, hcl.
 	}
 	switch m.Kind {
 	case Direct:
-		if opts.Direct == nil {
+		src, err := c.direct(m, opts)
+		if src == nil && err == nil {
 			return fail("Direct installation is not available", "The program did not provide a registry source, so the direct installation method cannot be used.")
 		}
-		src, err := opts.Direct(c)
 		if err != nil {
 			return fail("Cannot use direct installation", err.Error())
 		}
@@ -141,9 +147,14 @@ func (c *Config) methodSource(m Method, opts SourceOptions) (source.Source, hcl.
 		}
 		var src source.Source
 		if opts.Network != nil {
-			src, err = opts.Network(m.Location, c)
+			src, err = opts.Network(m, c)
 		} else {
-			src, err = mirror.NewNetwork(mirror.NetworkOptions{URL: m.Location, Client: opts.HTTPClient, Token: c.Token})
+			retries := c.DownloadRetries(m)
+			if retries == 0 {
+				retries = -1 // NetworkOptions: negative means none
+			}
+			src, err = mirror.NewNetwork(mirror.NetworkOptions{URL: m.Location, Client: opts.HTTPClient, Token: c.Token,
+				TrustAllHashes: m.TrustAllHashes, Retries: retries})
 		}
 		if err != nil {
 			return fail("Invalid URL for provider installation source", err.Error())
@@ -182,8 +193,7 @@ func (c *Config) implied(ctx context.Context, opts SourceOptions, inst *Installa
 		inst.ImpliedDirs = append(inst.ImpliedDirs, dir)
 		sels = append(sels, source.Selector{Source: fsm, Name: "filesystem_mirror " + dir})
 	}
-	if opts.Direct != nil {
-		src, err := opts.Direct(c)
+	if src, err := c.direct(Method{Kind: Direct}, opts); src != nil || err != nil {
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot use direct installation", Detail: err.Error()})
 		} else {
@@ -192,4 +202,16 @@ func (c *Config) implied(ctx context.Context, opts SourceOptions, inst *Installa
 	}
 	inst.Source = source.Multi(sels...)
 	return inst, diags
+}
+
+// direct builds the direct installation source with DirectMethod or
+// Direct; it returns nil and no error when the program provided neither.
+func (c *Config) direct(m Method, opts SourceOptions) (source.Source, error) {
+	switch {
+	case opts.DirectMethod != nil:
+		return opts.DirectMethod(m, c)
+	case opts.Direct != nil:
+		return opts.Direct(c)
+	}
+	return nil, nil
 }

@@ -3,8 +3,12 @@ package cliconfig_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -201,5 +205,141 @@ provider_installation {
 	}
 	if _, err := (cliconfig.Method{Kind: cliconfig.Direct}).OCIRepository(nullAddr); err == nil {
 		t.Error("a direct method has an OCI repository")
+	}
+}
+
+// TestSourcesNetworkMirrorOptions checks that a network_mirror block's
+// trust_all_hashes and download_retry_count reach the mirror source, with a
+// real mirror over TLS.
+func TestSourcesNetworkMirrorOptions(t *testing.T) {
+	const prefix = "/registry.opentofu.org/hashicorp/null/"
+	var mu sync.Mutex
+	fails := 0
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if fails > 0 {
+			fails--
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		switch r.URL.Path {
+		case prefix + "index.json":
+			fmt.Fprint(w, `{"versions":{"3.2.0":{}}}`)
+		case prefix + "3.2.0.json":
+			fmt.Fprint(w, `{"archives":{
+				"linux_amd64":{"url":"l.zip","hashes":["zh:`+strings.Repeat("a", 64)+`"]},
+				"darwin_arm64":{"url":"d.zip","hashes":["zh:`+strings.Repeat("b", 64)+`"]}}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	pkg := source.ProviderPackage{Addr: nullAddr, Version: versions.MustParse("3.2.0"), Platform: linux}
+
+	for _, tc := range []struct {
+		body      string
+		fails     int
+		wantRecs  int
+		wantError bool
+	}{
+		{body: "trust_all_hashes = true", wantRecs: 2},
+		{body: "trust_all_hashes = false", wantRecs: 0},
+		{body: "", wantRecs: 0},
+		{body: "trust_all_hashes = true\n    download_retry_count = 3", fails: 3, wantRecs: 2},
+		{body: "trust_all_hashes = true\n    download_retry_count = 0", fails: 1, wantError: true},
+	} {
+		cfg, diags := cliconfig.Parse([]byte("provider_installation {\n  network_mirror {\n    url = \""+srv.URL+"/\"\n    "+tc.body+"\n  }\n}\n"), "n.tfrc")
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		inst, diags := cfg.Sources(context.Background(), cliconfig.SourceOptions{HTTPClient: srv.Client()})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		mu.Lock()
+		fails = tc.fails
+		mu.Unlock()
+		recs, err := inst.Source.Checksums(context.Background(), pkg)
+		if tc.wantError {
+			if err == nil {
+				t.Errorf("%q with %d failures: no error", tc.body, tc.fails)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.body, err)
+			continue
+		}
+		if len(recs) != tc.wantRecs {
+			t.Errorf("%q: %d checksums %v, want %d (one per platform the mirror lists when trusted)", tc.body, len(recs), recs, tc.wantRecs)
+		}
+	}
+
+	// A custom factory is given the whole method.
+	cfg, diags := cliconfig.Parse([]byte("provider_installation {\n  network_mirror {\n    url = \"https://m.example.com/\"\n    trust_all_hashes = true\n  }\n}\n"), "n.tfrc")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var got cliconfig.Method
+	if _, diags := cfg.Sources(context.Background(), cliconfig.SourceOptions{Network: func(m cliconfig.Method, _ *cliconfig.Config) (source.Source, error) {
+		got = m
+		return registry(), nil
+	}}); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got.Location != "https://m.example.com/" || !got.TrustAllHashes {
+		t.Errorf("factory got %+v", got)
+	}
+
+	// A trust_all_hashes that is not a bool is an error at its line.
+	_, diags = cliconfig.Parse([]byte("provider_installation {\n  network_mirror {\n    url = \"https://m.example.com/\"\n    trust_all_hashes = \"yes please\"\n  }\n}\n"), "n.tfrc")
+	if !diags.HasErrors() || diags[0].Subject == nil || diags[0].Subject.Start.Line != 4 {
+		t.Errorf("diagnostics %v, want an error on line 4", diags)
+	}
+	// It belongs to network_mirror only.
+	_, diags = cliconfig.Parse([]byte("provider_installation {\n  direct {\n    trust_all_hashes = true\n  }\n}\n"), "n.tfrc")
+	if !diags.HasErrors() {
+		t.Errorf("trust_all_hashes in direct accepted")
+	}
+}
+
+func TestSourcesDirectMethod(t *testing.T) {
+	cfg, diags := cliconfig.Parse([]byte("provider_installation {\n  direct {\n    download_retry_count = 4\n  }\n}\n"), "d.tfrc")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var got cliconfig.Method
+	inst, diags := cfg.Sources(context.Background(), cliconfig.SourceOptions{
+		Direct: func(*cliconfig.Config) (source.Source, error) {
+			t.Error("Direct called although DirectMethod is set")
+			return nil, nil
+		},
+		DirectMethod: func(m cliconfig.Method, c *cliconfig.Config) (source.Source, error) {
+			got = m
+			return registry(), nil
+		},
+	})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got.Kind != cliconfig.Direct || cfg.DownloadRetries(got) != 4 {
+		t.Errorf("DirectMethod got %+v (retries %d), want the direct block with 4 retries", got, cfg.DownloadRetries(got))
+	}
+	if list, err := inst.Source.Versions(context.Background(), source.ProviderPackage{Addr: nullAddr}); err != nil || len(list) != 1 {
+		t.Errorf("Versions = %v, %v", list, err)
+	}
+	// The implied configuration gives DirectMethod a bare direct method.
+	got = cliconfig.Method{}
+	var empty cliconfig.Config
+	if _, diags := empty.Sources(context.Background(), cliconfig.SourceOptions{DirectMethod: func(m cliconfig.Method, c *cliconfig.Config) (source.Source, error) {
+		got = m
+		return registry(), nil
+	}, Implied: mirror.ImpliedDirsEnv{WorkDir: t.TempDir()}}); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got.Kind != cliconfig.Direct || got.DownloadRetryCount != nil {
+		t.Errorf("implied DirectMethod got %+v", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,12 @@ type NetworkOptions struct {
 	// option does. Default: false, and only the hashes computed from the
 	// downloaded package are reported.
 	TrustAllHashes bool
+	// Retries is how many times a request is retried after a network error
+	// or a 429 or 5xx response, waiting a little longer each time (or as
+	// long as a Retry-After header asks, up to 10 s), as the
+	// download_retry_count of a network_mirror block sets it. Default 2,
+	// OpenTofu's default; a negative value disables retries.
+	Retries int
 	// UserAgent is sent with each request. Default: "tflock".
 	UserAgent string
 	// MaxJSONSize limits the size of index.json and VERSION.json
@@ -102,6 +109,12 @@ func NewNetwork(opts NetworkOptions) (*Network, error) {
 	}
 	if opts.UserAgent == "" {
 		opts.UserAgent = "tflock"
+	}
+	switch {
+	case opts.Retries == 0:
+		opts.Retries = defaultRetries
+	case opts.Retries < 0:
+		opts.Retries = 0
 	}
 	if opts.MaxJSONSize <= 0 {
 		opts.MaxJSONSize = 4 << 20
@@ -164,11 +177,31 @@ func (n *Network) get(ctx context.Context, pkg source.Package, u *url.URL, notFo
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
 	}
-	resp, err := n.opts.Client.Do(req)
-	if err != nil {
+	var resp *http.Response
+	for attempt := 0; ; attempt++ {
+		resp, err = n.opts.Client.Do(req)
 		if ctx.Err() != nil {
+			if err == nil {
+				resp.Body.Close()
+			}
 			return nil, ctx.Err()
 		}
+		if attempt >= n.opts.Retries || (err == nil && !retryable(resp.StatusCode)) {
+			break
+		}
+		wait := backoff(attempt, resp)
+		if err == nil {
+			resp.Body.Close()
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	if err != nil {
 		return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: %w", redact(u), stripURLError(err))}
 	}
 	switch {
@@ -183,6 +216,26 @@ func (n *Network) get(ctx context.Context, pkg source.Package, u *url.URL, notFo
 	}
 	resp.Body.Close()
 	return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: unexpected response %s", redact(u), resp.Status)}
+}
+
+// defaultRetries is OpenTofu's default provider download retry count.
+const defaultRetries = 2
+
+// retryable reports whether a response status is worth asking again.
+func retryable(status int) bool {
+	return status == http.StatusTooManyRequests || status >= 500 && status != http.StatusNotImplemented
+}
+
+// backoff is how long to wait before retry number attempt+1: what the
+// response's Retry-After header asks (in seconds, at most 10 s), else
+// 200 ms doubled at each attempt, at most 5 s.
+func backoff(attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs >= 0 {
+			return min(time.Duration(secs)*time.Second, 10*time.Second)
+		}
+	}
+	return min(200*time.Millisecond<<min(attempt, 5), 5*time.Second)
 }
 
 func stripURLError(err error) error {

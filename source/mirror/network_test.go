@@ -80,6 +80,7 @@ type mirrorServer struct {
 	lie    bool              // list wrong hashes
 	trunc  bool              // truncate archive bodies
 	token  string            // required bearer token, if set
+	flaky  int               // answer this many requests with 503 first
 	mu     sync.Mutex
 	paths  []string
 }
@@ -96,7 +97,16 @@ func newMirrorServer(t *testing.T) *mirrorServer {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.paths = append(s.paths, r.URL.Path)
+		flaky := s.flaky > 0
+		if flaky {
+			s.flaky--
+		}
 		s.mu.Unlock()
+		if flaky {
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, "try again", http.StatusServiceUnavailable)
+			return
+		}
 		if s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token {
 			http.Error(w, "no", http.StatusUnauthorized)
 			return
@@ -308,5 +318,47 @@ func TestNetworkSlowServerDeadline(t *testing.T) {
 	_, err = n.Versions(ctx, source.ProviderPackage{Addr: ppkg("registry.opentofu.org/hashicorp/null", "1.0.0", "linux_amd64").Addr})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want the context's deadline", err)
+	}
+}
+
+func TestNetworkRetries(t *testing.T) {
+	pkg := ppkg("registry.opentofu.org/hashicorp/null", "2.0.0", "linux_amd64")
+
+	// Two 503s are absorbed by the default two retries (OpenTofu's default
+	// download_retry_count).
+	s := newMirrorServer(t)
+	s.flaky = 2
+	got, err := newNetwork(t, s, false).Fetch(context.Background(), pkg, filepath.Join(t.TempDir(), "a"))
+	if err != nil {
+		t.Fatalf("Fetch with two 503s and the default retries: %v", err)
+	}
+	if want := hash.Hash(s.h1["terraform-provider-null_2.0.0_linux_amd64.zip"]); got.Hashes[0] != want {
+		t.Errorf("h1 = %s, want %s", got.Hashes[0], want)
+	}
+	if n := len(s.paths); n != 4 { // 503, 503, VERSION.json, archive
+		t.Errorf("%d requests (%v), want 4", n, s.paths)
+	}
+
+	// Without retries the first 503 is the answer, named with its URL.
+	s = newMirrorServer(t)
+	s.flaky = 1
+	n, err := mirror.NewNetwork(mirror.NetworkOptions{URL: s.URL + "/mirror", Client: s.Client(), Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "b")
+	_, err = n.Fetch(context.Background(), pkg, dir)
+	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "/2.0.0.json") {
+		t.Errorf("Fetch with Retries -1 and a 503: got %v, want an error naming the 503 and the URL", err)
+	}
+	var se *source.Error
+	if !errors.As(err, &se) || se.Package == nil {
+		t.Errorf("error %v is not a *source.Error naming the package", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed fetch left %s", dir)
+	}
+	if len(s.paths) != 1 {
+		t.Errorf("%d requests (%v), want 1", len(s.paths), s.paths)
 	}
 }

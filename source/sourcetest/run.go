@@ -61,6 +61,9 @@ type Cases struct {
 //   - Fetch of an unknown package, a missing version or a missing platform
 //     fails with the matching sentinel error and leaves nothing in the
 //     directory;
+//   - every such miss error (from Versions, Fetch and Checksums) carries a
+//     [*source.Error] whose Source and Package are set, so that messages
+//     name the source and the package;
 //   - a cancelled context makes Versions and Fetch fail with an error
 //     wrapping the context's error, leaving nothing behind;
 //   - concurrent Versions and Fetch calls give the same answers;
@@ -98,9 +101,11 @@ func Run(t *testing.T, src source.Source, c Cases) {
 			}
 		}
 		for _, pkg := range unknown {
-			if _, err := src.Versions(ctx, pkg); !errors.Is(err, source.ErrNotFound) {
+			_, err := src.Versions(ctx, pkg)
+			if !errors.Is(err, source.ErrNotFound) {
 				t.Errorf("Versions(%s) of an unknown package: got error %v, want one wrapping source.ErrNotFound", pkg, err)
 			}
+			checkErrorContext(t, "Versions", pkg, err)
 		}
 	})
 
@@ -160,6 +165,7 @@ func Run(t *testing.T, src source.Source, c Cases) {
 			if !errors.Is(err, m.want) {
 				t.Errorf("Fetch(%s): got %v, %v; want an error wrapping %v", m.pkg, got, err, m.want)
 			}
+			checkErrorContext(t, "Fetch", m.pkg, err)
 			checkNothingLeft(t, dir, m.pkg)
 		}
 		if c.MissingVersion != nil {
@@ -240,9 +246,11 @@ func Run(t *testing.T, src source.Source, c Cases) {
 				}
 			}
 			for _, pkg := range unknown {
-				if _, err := cr.Checksums(ctx, withSomeVersion(pkg, c.Known)); !errors.Is(err, source.ErrNotFound) {
+				_, err := cr.Checksums(ctx, withSomeVersion(pkg, c.Known))
+				if !errors.Is(err, source.ErrNotFound) {
 					t.Errorf("Checksums(%s) of an unknown package: got error %v, want one wrapping source.ErrNotFound", pkg, err)
 				}
+				checkErrorContext(t, "Checksums", pkg, err)
 			}
 		})
 	}
@@ -364,4 +372,24 @@ func withSomeVersion(pkg source.Package, known []source.Package) source.Package 
 		return p
 	}
 	return pkg
+}
+
+// checkErrorContext checks that a source's miss error carries a
+// [*source.Error] naming the source and the package asked about.
+func checkErrorContext(t *testing.T, op string, pkg source.Package, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var se *source.Error
+	if !errors.As(err, &se) {
+		t.Errorf("%s(%s): error %q is not a *source.Error naming the source and the package", op, pkg, err)
+		return
+	}
+	if se.Source == "" {
+		t.Errorf("%s(%s): *source.Error %q does not name the source", op, pkg, err)
+	}
+	if se.Package == nil {
+		t.Errorf("%s(%s): *source.Error %q does not name the package", op, pkg, err)
+	}
 }
