@@ -245,7 +245,11 @@ func TestChanges(t *testing.T) {
 	if s := lockfile.Summary(nil); s != "" {
 		t.Errorf("Summary(nil) = %q", s)
 	}
-	if s := lockfile.Summary(got); !strings.Contains(s, "Review those changes and commit them") || !strings.HasPrefix(s, "- registry.opentofu.org/hashicorp/aws: added 5.0.0\n") {
+	// The closing lines of the note "tofu init" prints when it changed the
+	// lock file (OpenTofu's init view, LockFileChanged), word for word.
+	const tofuNote = "in the .terraform.lock.hcl file. Review those changes and commit them to your\n" +
+		"version control system if they represent changes you intended to make.\n"
+	if s := lockfile.Summary(got); !strings.HasSuffix(s, tofuNote) || !strings.HasPrefix(s, "- registry.opentofu.org/hashicorp/aws: added 5.0.0\n") {
 		t.Errorf("Summary = %q", s)
 	}
 	if lockfile.Changes(nil, nil) != nil {
@@ -371,5 +375,165 @@ doodad "kept" {
 	g, err := lockfile.ParseOptions{Lenient: true}.Parse(out, "out")
 	if err != nil || !slices.Equal(g.ProviderHashes(nullAddr), []hash.Hash{h1A}) {
 		t.Errorf("patched: %v %v", g, err)
+	}
+}
+
+// TestPatchLayouts checks arguments added to blocks laid out in ways the
+// canonical writer never produces: a single-line block (HCL allows only one
+// argument in it, so it is opened up) and tab indentation (kept).
+func TestPatchLayouts(t *testing.T) {
+	for name, tc := range map[string]struct {
+		src  string
+		edit func(f *lockfile.File)
+		want string
+	}{
+		"single-line block, two arguments added": {
+			src: "provider \"registry.opentofu.org/hashicorp/null\" { version = \"3.2.0\" } # kept\n",
+			edit: func(f *lockfile.File) {
+				f.Provider(nullAddr).Version = versions.MustParse("3.2.1")
+				f.Provider(nullAddr).Constraints = "~> 3.0"
+				f.AddProviderHashes(nullAddr, h1A)
+			},
+			want: "provider \"registry.opentofu.org/hashicorp/null\" {\n  version = \"3.2.1\"\n  constraints = \"~> 3.0\"\n  hashes = [\n    \"" + string(h1A) + "\",\n  ]\n} # kept\n",
+		},
+		"indented single-line block": {
+			src:  "  module \"a\" {source = \"example.com/a/b/c\"}\n",
+			edit: func(f *lockfile.File) { f.Module("a").Commit = strings.Repeat("0", 40) },
+			want: "  module \"a\" {\n    source = \"example.com/a/b/c\"\n    commit = \"" + strings.Repeat("0", 40) + "\"\n  }\n",
+		},
+		"tab indentation": {
+			src:  "provider \"registry.opentofu.org/hashicorp/null\" {\n\tversion = \"3.2.0\"\n}\n",
+			edit: func(f *lockfile.File) { f.AddProviderHashes(nullAddr, h1A) },
+			want: "provider \"registry.opentofu.org/hashicorp/null\" {\n\tversion = \"3.2.0\"\n\thashes = [\n\t\t\"" + string(h1A) + "\",\n\t]\n}\n",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := mustParse(t, tc.src)
+			tc.edit(f)
+			out, err := lockfile.Patch([]byte(tc.src), "x", f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, string(out)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if g := mustParse(t, string(out)); !lockfile.Equal(f, g) {
+				t.Errorf("patched file does not hold the model: %v", lockfile.Changes(f, g))
+			}
+		})
+	}
+}
+
+// TestVersionDiagnostics checks the advice of a bad version: the normalized
+// spelling where one exists, else the reason and what to write.
+func TestVersionDiagnostics(t *testing.T) {
+	for raw, want := range map[string]string{
+		"v1.2":     `must be written in normalized form: "1.2.0".`,
+		"1.02":     `must be written in normalized form: "1.2.0".`,
+		"1.0.0-01": `is invalid: version segment starts with 0. Write the exact version`,
+		"":         `is invalid: empty version string. Write the exact version`,
+	} {
+		src := "provider \"registry.opentofu.org/hashicorp/null\" {\n  version = \"" + raw + "\"\n}\n"
+		_, err := lockfile.Parse([]byte(src), "x")
+		var pe *lockfile.ParseError
+		if !errors.As(err, &pe) || len(pe.Diagnostics) != 1 {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		if d := pe.Diagnostics[0]; !strings.Contains(d.Detail, want) {
+			t.Errorf("%q: detail %q, want it to contain %q", raw, d.Detail, want)
+		}
+	}
+}
+
+func TestChangesModuleVersionGainedOrLost(t *testing.T) {
+	old := lockfile.New()
+	old.SetModule(&lockfile.ModuleLock{Path: "m", Source: "git::https://example.com/m.git", Version: versions.MustParse("1.0.0"), Commit: strings.Repeat("a", 40)})
+	refPinned := old.Clone()
+	refPinned.Module("m").Version = versions.Version{}
+	for _, tc := range []struct {
+		a, b *lockfile.File
+		want string
+	}{
+		{old, refPinned, `module "m": repinned from 1.0.0 to (no version)`},
+		{refPinned, old, `module "m": repinned from (no version) to 1.0.0`},
+	} {
+		c := lockfile.Changes(tc.a, tc.b)
+		if len(c) != 1 || c[0].Kind != lockfile.Repinned || c[0].String() != tc.want {
+			t.Errorf("Changes = %v, want %q", c, tc.want)
+		}
+	}
+	if got := lockfile.Merge(nil, old); got.Module("m") == nil {
+		t.Error("Merge(nil, previous) lost the module lock")
+	}
+	if got := lockfile.Merge(old, nil); !lockfile.Equal(got, old) {
+		t.Error("Merge(rewritten, nil) changed the file")
+	}
+}
+
+func TestChangeStringHashCounts(t *testing.T) {
+	old := lockfile.New()
+	old.SetProvider(&lockfile.ProviderLock{Addr: nullAddr, Version: versions.MustParse("3.2.0"), Hashes: []hash.Hash{h1A, zhA}})
+	added := old.Clone()
+	added.AddProviderHashes(nullAddr, h1B)
+	removed := old.Clone()
+	removed.Provider(nullAddr).Hashes = []hash.Hash{h1A}
+	for _, tc := range []struct {
+		a, b *lockfile.File
+		want string
+	}{
+		{old, added, "registry.opentofu.org/hashicorp/null: hashes changed (1 hash added)"},
+		{old, removed, "registry.opentofu.org/hashicorp/null: hashes changed (1 hash removed)"},
+		{lockfile.New(), old, "registry.opentofu.org/hashicorp/null: added 3.2.0"},
+		{old, lockfile.New(), "registry.opentofu.org/hashicorp/null: removed 3.2.0"},
+	} {
+		c := lockfile.Changes(tc.a, tc.b)
+		if len(c) != 1 || c[0].String() != tc.want {
+			t.Errorf("Changes = %v, want %q", c, tc.want)
+		}
+	}
+}
+
+func TestRemoveDuringIteration(t *testing.T) {
+	f := mustParse(t, sample)
+	var seen []string
+	for p := range f.Providers() {
+		seen = append(seen, p.Addr.String())
+		f.RemoveProvider(randomAddr) // the later one: skipped, never nil
+	}
+	if want := []string{nullAddr.String()}; !slices.Equal(seen, want) {
+		t.Errorf("saw %v, want %v", seen, want)
+	}
+}
+
+func TestWriteFileRefusesInvalidContent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".terraform.lock.hcl")
+	old := []byte("# old content\n")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := lockfile.New()
+	f.SetProvider(&lockfile.ProviderLock{Addr: nullAddr}) // no version
+	err := lockfile.WriteFile(path, f)
+	var pe *lockfile.ParseError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err = %v, want a wrapped *ParseError naming the file", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(old) {
+		t.Errorf("old file changed: %q", b)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("files left behind: %v", entries)
+	}
+}
+
+func TestChangesCompareNormalizedConstraints(t *testing.T) {
+	a := lockfile.New()
+	a.SetProvider(&lockfile.ProviderLock{Addr: nullAddr, Version: versions.MustParse("3.2.0"), Constraints: ">=3.0"})
+	b := mustParse(t, string(a.Bytes())) // the writer normalizes: ">= 3.0.0"
+	if got := b.Provider(nullAddr).Constraints; got != ">= 3.0.0" {
+		t.Fatalf("written constraints %q", got)
+	}
+	if c := lockfile.Changes(a, b); len(c) != 0 {
+		t.Errorf("spelling of the same constraints reported as a change: %v", c)
 	}
 }

@@ -23,8 +23,9 @@ const (
 	Upgraded
 	// Downgraded: the new version is lower.
 	Downgraded
-	// Repinned: a module's version is unchanged but its source, commit or
-	// digest changed (for example a moved git tag).
+	// Repinned: a module's source, commit or digest changed with its
+	// version unchanged (for example a moved git tag), or the module
+	// gained or lost its version.
 	Repinned
 	// ConstraintsChanged: the version and pin are unchanged but the
 	// recorded constraints differ.
@@ -58,18 +59,28 @@ func (k ChangeKind) String() string {
 // is "") or a module call (Provider is the zero value). Kind is the most
 // significant difference; the other fields say everything that changed.
 type Change struct {
-	Kind     ChangeKind
+	// Kind is the most significant difference.
+	Kind ChangeKind
+	// Provider is the address of the provider that changed, or the zero
+	// value for a module.
 	Provider tfaddr.Provider
-	Module   string
+	// Module is the call path of the module that changed, or "" for a
+	// provider.
+	Module string
 
-	OldVersion, NewVersion         versions.Version
+	// OldVersion and NewVersion are the versions before and after; the
+	// zero Version where there is none (an added or removed lock, or a
+	// module without a version).
+	OldVersion, NewVersion versions.Version
+	// OldConstraints and NewConstraints are the recorded constraint
+	// strings before and after ("" for none).
 	OldConstraints, NewConstraints string
 	// AddedHashes and RemovedHashes are the hash set difference, sorted.
 	AddedHashes, RemovedHashes []hash.Hash
 }
 
-// Subject names what changed: the provider address for display
-// ("hashicorp/aws" on the default registry) or `module "path"`.
+// Subject names what changed: the fully-qualified provider address, as the
+// lock file writes it, or `module "path"`.
 func (c Change) Subject() string {
 	if c.Module != "" {
 		return fmt.Sprintf("module %q", c.Module)
@@ -81,7 +92,9 @@ func (c Change) Subject() string {
 }
 
 // String describes the change in one line, such as
-// "registry.opentofu.org/hashicorp/aws: upgraded 5.0.0 to 5.1.0".
+// "registry.opentofu.org/hashicorp/aws: upgraded 5.0.0 to 5.1.0 (2 hashes
+// added, 2 removed)". The hash counts are left out for an added or removed
+// lock, and a count of zero is not written.
 func (c Change) String() string {
 	var b strings.Builder
 	b.WriteString(c.Subject())
@@ -94,14 +107,28 @@ func (c Change) String() string {
 	case Upgraded, Downgraded:
 		fmt.Fprintf(&b, "%s %s to %s", c.Kind, orNone(c.OldVersion), orNone(c.NewVersion))
 	case Repinned:
-		fmt.Fprintf(&b, "repinned at %s", orNone(c.NewVersion))
+		if c.OldVersion != c.NewVersion {
+			fmt.Fprintf(&b, "repinned from %s to %s", orNone(c.OldVersion), orNone(c.NewVersion))
+		} else {
+			fmt.Fprintf(&b, "repinned at %s", orNone(c.NewVersion))
+		}
 	case ConstraintsChanged:
 		fmt.Fprintf(&b, "constraints changed from %q to %q", c.OldConstraints, c.NewConstraints)
 	default:
 		b.WriteString(c.Kind.String())
 	}
-	if len(c.AddedHashes) > 0 || len(c.RemovedHashes) > 0 {
-		fmt.Fprintf(&b, " (%s added, %d removed)", plural(len(c.AddedHashes), "hash", "hashes"), len(c.RemovedHashes))
+	// The hashes of an added or removed lock are all new or all gone: no
+	// news. Otherwise say what the hash set gained and lost.
+	if c.Kind == Added || c.Kind == Removed {
+		return b.String()
+	}
+	switch a, r := len(c.AddedHashes), len(c.RemovedHashes); {
+	case a > 0 && r > 0:
+		fmt.Fprintf(&b, " (%s added, %d removed)", plural(a, "hash", "hashes"), r)
+	case a > 0:
+		fmt.Fprintf(&b, " (%s added)", plural(a, "hash", "hashes"))
+	case r > 0:
+		fmt.Fprintf(&b, " (%s removed)", plural(r, "hash", "hashes"))
 	}
 	return b.String()
 }
@@ -133,48 +160,66 @@ func Changes(old, new *File) []Change {
 	}
 	var out []Change
 	for _, p := range mergedProviderKeys(old, new) {
-		o, n := old.providers[p], new.providers[p]
-		c := Change{Provider: p}
-		switch {
-		case o == nil:
-			c.Kind, c.NewVersion, c.NewConstraints, c.AddedHashes = Added, n.Version, n.Constraints, normalizeHashes(slices.Clone(n.Hashes))
-		case n == nil:
-			c.Kind, c.OldVersion, c.OldConstraints, c.RemovedHashes = Removed, o.Version, o.Constraints, normalizeHashes(slices.Clone(o.Hashes))
-		default:
-			c.OldVersion, c.NewVersion = o.Version, n.Version
-			c.OldConstraints, c.NewConstraints = o.Constraints, n.Constraints
-			c.AddedHashes, c.RemovedHashes = hashDiff(o.Hashes, n.Hashes)
-			c.Kind = kindOf(o.Version, n.Version, false, o.Constraints != n.Constraints, len(c.AddedHashes)+len(c.RemovedHashes) > 0)
-		}
-		if c.Kind != 0 {
+		if c, ok := diffLock(Change{Provider: p}, providerState(old.providers[p]), providerState(new.providers[p])); ok {
 			out = append(out, c)
 		}
 	}
 	for _, path := range mergedModuleKeys(old, new) {
-		o, n := old.modules[path], new.modules[path]
-		c := Change{Module: path}
-		switch {
-		case o == nil:
-			c.Kind, c.NewVersion, c.NewConstraints, c.AddedHashes = Added, n.Version, n.Constraints, normalizeHashes(slices.Clone(n.Hashes))
-		case n == nil:
-			c.Kind, c.OldVersion, c.OldConstraints, c.RemovedHashes = Removed, o.Version, o.Constraints, normalizeHashes(slices.Clone(o.Hashes))
-		default:
-			c.OldVersion, c.NewVersion = o.Version, n.Version
-			c.OldConstraints, c.NewConstraints = o.Constraints, n.Constraints
-			c.AddedHashes, c.RemovedHashes = hashDiff(o.Hashes, n.Hashes)
-			repinned := o.Source != n.Source || o.Commit != n.Commit || o.Digest != n.Digest
-			c.Kind = kindOf(o.Version, n.Version, repinned, o.Constraints != n.Constraints, len(c.AddedHashes)+len(c.RemovedHashes) > 0)
-		}
-		if c.Kind != 0 {
+		if c, ok := diffLock(Change{Module: path}, moduleState(old.modules[path]), moduleState(new.modules[path])); ok {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
+// lockState is what Changes compares of a provider or module lock:
+// constraints in normalized form, as the writer writes them.
+type lockState struct {
+	version     versions.Version
+	constraints string
+	hashes      []hash.Hash
+	pin         [3]string // a module's source, commit and digest
+}
+
+func providerState(p *ProviderLock) *lockState {
+	if p == nil {
+		return nil
+	}
+	return &lockState{version: p.Version, constraints: canonicalConstraints(p.Constraints, versions.ParseConstraints), hashes: p.Hashes}
+}
+
+func moduleState(m *ModuleLock) *lockState {
+	if m == nil {
+		return nil
+	}
+	return &lockState{version: m.Version, constraints: canonicalConstraints(m.Constraints, versions.ParseModuleConstraints), hashes: m.Hashes, pin: [3]string{m.Source, m.Commit, m.Digest}}
+}
+
+// diffLock fills in c for a lock that is in the old file (o), the new
+// file (n) or both, and reports whether anything differs.
+func diffLock(c Change, o, n *lockState) (Change, bool) {
+	switch {
+	case o == nil:
+		c.Kind, c.NewVersion, c.NewConstraints, c.AddedHashes = Added, n.version, n.constraints, normalizeHashes(slices.Clone(n.hashes))
+	case n == nil:
+		c.Kind, c.OldVersion, c.OldConstraints, c.RemovedHashes = Removed, o.version, o.constraints, normalizeHashes(slices.Clone(o.hashes))
+	default:
+		c.OldVersion, c.NewVersion = o.version, n.version
+		c.OldConstraints, c.NewConstraints = o.constraints, n.constraints
+		c.AddedHashes, c.RemovedHashes = hashDiff(o.hashes, n.hashes)
+		c.Kind = kindOf(o.version, n.version, o.pin != n.pin, o.constraints != n.constraints, len(c.AddedHashes)+len(c.RemovedHashes) > 0)
+	}
+	return c, c.Kind != 0
+}
+
+// kindOf classifies a change of a lock that both files have. A module that
+// gains or loses its version (a switch between a version constraint and a
+// bare git ref or OCI digest) has no order to compare, so it is Repinned.
 func kindOf(o, n versions.Version, repinned, constraints, hashes bool) ChangeKind {
 	switch {
-	case o != n && (o.IsZero() || (!n.IsZero() && o.LessThan(n))):
+	case o != n && (o.IsZero() || n.IsZero()):
+		return Repinned
+	case o != n && o.LessThan(n):
 		return Upgraded
 	case o != n:
 		return Downgraded
@@ -231,10 +276,12 @@ func mergedModuleKeys(a, b *File) []string {
 	return keys
 }
 
-// Summary returns a report of changes for people: one line per change,
-// then a note asking to review and commit the lock file, like the one
-// OpenTofu prints after "tofu init" changes it. It returns "" for no
-// changes.
+// Summary returns a report of changes for people: one line per change
+// ([Change.String]), then a note asking to review and commit the lock file,
+// worded like the one OpenTofu prints after "tofu init" changes it ("...
+// has made some changes to the provider dependency selections recorded in
+// the .terraform.lock.hcl file. Review those changes and commit them ...").
+// It returns "" for no changes.
 func Summary(changes []Change) string {
 	if len(changes) == 0 {
 		return ""
@@ -245,9 +292,11 @@ func Summary(changes []Change) string {
 		b.WriteString(c.String())
 		b.WriteString("\n")
 	}
-	b.WriteString("\nThe dependency selections recorded in the .terraform.lock.hcl file have\n" +
-		"changed. Review those changes and commit them to your version control\n" +
-		"system if they represent changes you intended to make.\n")
+	// The last two lines are OpenTofu's, word for word; the first does not
+	// name a program, and speaks of modules as well as providers.
+	b.WriteString("\nSome changes were made to the dependency selections recorded\n" +
+		"in the .terraform.lock.hcl file. Review those changes and commit them to your\n" +
+		"version control system if they represent changes you intended to make.\n")
 	return b.String()
 }
 
@@ -272,8 +321,15 @@ func EqualIgnoringHashes(a, b *File) bool {
 // lock, and every kept unknown top-level item, of previous that rewritten
 // lacks. OpenTofu 1.12 warns about module blocks and loses them on its next
 // write; merging the file it wrote with the file before restores them.
-// Provider locks and the header come from rewritten alone.
+// Provider locks and the header come from rewritten alone. A nil file is
+// an empty one.
 func Merge(rewritten, previous *File) *File {
+	if rewritten == nil {
+		rewritten = New()
+	}
+	if previous == nil {
+		previous = New()
+	}
 	out := rewritten.Clone()
 	for path, m := range previous.modules {
 		if _, ok := out.modules[path]; !ok {

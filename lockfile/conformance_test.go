@@ -238,13 +238,16 @@ func TestOpenTofuFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tofu := map[string][]string{} // file -> "summary@range"
+	tofu := map[string][]string{}        // file -> "summary@range"
+	tofuDetails := map[string][]string{} // file and "summary@range" -> details
 	for _, line := range strings.Split(strings.TrimSpace(string(tsv)), "\n")[1:] {
 		cols := strings.Split(line, "\t")
 		if len(cols) < 6 || cols[2] == "" {
 			continue
 		}
 		tofu[cols[0]] = append(tofu[cols[0]], cols[3]+"@"+cols[5])
+		k := cols[0] + " " + cols[3] + "@" + cols[5]
+		tofuDetails[k] = append(tofuDetails[k], cols[4])
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.hcl"))
 	if len(files) == 0 {
@@ -275,9 +278,19 @@ func TestOpenTofuFixtures(t *testing.T) {
 			if diff := cmp.Diff(wantRanges, slices.Sorted(slices.Values(gotRanges))); diff != "" {
 				t.Errorf("diagnostics differ from tofu 1.12 (-tofu +got):\n%s", diff)
 			}
-			for _, d := range diags {
+			for i, d := range diags {
 				if d.Summary == "" || d.Detail == "" || d.Subject == nil {
 					t.Errorf("incomplete diagnostic %#v", d)
+				}
+				// Tofu's detail, then (where ours says more) what to do.
+				// Versions are exempt: tofu gives two details for one
+				// fault, and the text of its version library.
+				if d.Summary == "Invalid provider version number" {
+					continue
+				}
+				details := tofuDetails[name+" "+gotRanges[i]]
+				if !slices.ContainsFunc(details, func(td string) bool { return strings.HasPrefix(d.Detail, td) }) {
+					t.Errorf("%s: detail %q does not start with tofu's %q", gotRanges[i], d.Detail, details)
 				}
 			}
 		})

@@ -103,9 +103,15 @@ func (d *decoder) decodeVersion(expr hcl.Expression, what, kind, nullDetail stri
 		return versions.Version{}
 	}
 	if null {
+		// A provider's version is required (OpenTofu's summary); a
+		// module's is optional, so null is merely a bad value.
+		summary := "Missing required argument"
+		if kind != "provider" {
+			summary = fmt.Sprintf("Invalid %s version number", kind)
+		}
 		d.add(&hcl.Diagnostic{
 			Severity: hcl.DiagError,
-			Summary:  "Missing required argument",
+			Summary:  summary,
 			Detail:   nullDetail,
 			Subject:  expr.Range().Ptr(),
 		})
@@ -116,10 +122,15 @@ func (d *decoder) decodeVersion(expr hcl.Expression, what, kind, nullDetail stri
 		return v
 	}
 	detail := ""
-	if lv, lerr := versions.ParseModuleVersion(raw); lerr == nil && raw != "" {
-		detail = fmt.Sprintf("The selected version number for %s must be written in normalized form: %q.", what, lv.String())
+	if canon, ok := normalizedVersion(raw); ok {
+		detail = fmt.Sprintf("The selected version number for %s must be written in normalized form: %q.", what, canon)
 	} else if err != nil {
-		detail = fmt.Sprintf("The selected version number for %s is invalid: %s.", what, strings.TrimSuffix(err.Error(), "."))
+		reason := err.Error()
+		var ve *versions.VersionError
+		if errors.As(err, &ve) {
+			reason = ve.Reason
+		}
+		detail = fmt.Sprintf("The selected version number for %s is invalid: %s. Write the exact version that was selected, such as \"1.2.3\".", what, strings.TrimSuffix(reason, "."))
 	} else {
 		detail = fmt.Sprintf("The selected version number for %s must be written in normalized form: %q.", what, v.String())
 	}
@@ -132,16 +143,29 @@ func (d *decoder) decodeVersion(expr hcl.Expression, what, kind, nullDetail stri
 	return versions.Version{}
 }
 
+// normalizedVersion returns the canonical spelling of a version written in
+// a looser form ("v1.0", "1.02"), if it has one that strict parsing accepts.
+func normalizedVersion(raw string) (string, bool) {
+	lv, err := versions.ParseModuleVersion(raw)
+	if err != nil || raw == "" || lv.String() == raw {
+		return "", false
+	}
+	v, err := versions.Parse(lv.String())
+	return v.String(), err == nil
+}
+
 // decodeConstraints decodes a constraints argument, which must be in
 // normalized form.
 func (d *decoder) decodeConstraints(expr hcl.Expression, what, kind string, parse func(string) (versions.Constraints, error)) string {
 	raw, null, ok := d.decodeString(expr)
-	if !ok || null {
+	if !ok {
 		return ""
 	}
 	c, err := parse(raw)
 	var detail string
 	switch {
+	case null:
+		detail = fmt.Sprintf("The recorded version constraints for %s must be a string. Omit the argument if there are none.", what)
 	case err != nil:
 		detail = fmt.Sprintf("The recorded version constraints for %s are invalid: %s.", what, strings.TrimSuffix(err.Error(), "."))
 	case c.String() != raw:

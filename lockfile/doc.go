@@ -18,6 +18,7 @@
 //	digest      = "digest" "=" STRING .    // "sha256:" and 64 lower-case hex digits (or sha512)
 //	hashes      = "hashes" "=" "[" STRING { "," STRING } [ "," ] "]" .
 //
+// Arguments may appear in any order; the order shown is the canonical one.
 // ADDRESS is a fully-qualified provider address, hostname/namespace/type,
 // in lower case exactly as [tfaddr.Provider.String] writes it; legacy
 // ("-" namespace) and built-in (terraform.io/builtin/...) providers cannot

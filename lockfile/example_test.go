@@ -104,9 +104,9 @@ provider "registry.opentofu.org/hashicorp/null" {
 	// - registry.opentofu.org/hashicorp/null: upgraded 3.2.0 to 3.2.1
 	// - module "vpc": added 1.0.0
 	//
-	// The dependency selections recorded in the .terraform.lock.hcl file have
-	// changed. Review those changes and commit them to your version control
-	// system if they represent changes you intended to make.
+	// Some changes were made to the dependency selections recorded
+	// in the .terraform.lock.hcl file. Review those changes and commit them to your
+	// version control system if they represent changes you intended to make.
 }
 
 // A bot bumps a version and keeps the file's comments.
@@ -149,5 +149,38 @@ func ExampleParseOptions_lenient() {
 	// provider "registry.opentofu.org/hashicorp/null" {
 	//   version   = "3.2.0"
 	//   signed_by = "ABCDEF"
+	// }
+}
+
+// Recover the module locks that OpenTofu 1.12 dropped when it rewrote a
+// lock file: merge the file it wrote with the one before.
+func ExampleMerge() {
+	before, _ := lockfile.Parse([]byte(`
+provider "registry.opentofu.org/hashicorp/null" {
+  version = "3.2.0"
+}
+
+module "vpc" {
+  version = "3.19.0"
+  source  = "registry.opentofu.org/terraform-aws-modules/vpc/aws"
+}
+`), "before")
+	writtenByTofu, _ := lockfile.Parse([]byte(`
+provider "registry.opentofu.org/hashicorp/null" {
+  version = "3.2.1"
+}
+`), "after")
+	os.Stdout.Write(lockfile.Merge(writtenByTofu, before).Bytes())
+	// Output:
+	// # This file is maintained automatically by "tofu init".
+	// # Manual edits may be lost in future updates.
+	//
+	// provider "registry.opentofu.org/hashicorp/null" {
+	//   version = "3.2.1"
+	// }
+	//
+	// module "vpc" {
+	//   version = "3.19.0"
+	//   source  = "registry.opentofu.org/terraform-aws-modules/vpc/aws"
 	// }
 }

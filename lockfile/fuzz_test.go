@@ -3,7 +3,13 @@ package lockfile
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
 )
 
 // FuzzRoundTrip checks, for any input that parses: Parse(Bytes(f)) equals
@@ -44,10 +50,70 @@ func FuzzRoundTrip(f *testing.F) {
 				if !Equal(lf, pf) {
 					t.Fatalf("Patch changed the model: %v", Changes(lf, pf))
 				}
+				// An edit of every kind must land in the patched file.
+				edited := lf.Clone()
+				editEverything(edited)
+				patched, err := Patch(src, "fuzz.hcl", edited)
+				if err != nil {
+					t.Fatalf("Patch after an edit: %v", err)
+				}
+				pf, err = opts.Parse(patched, "patched.hcl")
+				if err != nil {
+					t.Fatalf("edited patched output does not parse: %v\ninput:\n%s\noutput:\n%s", err, src, patched)
+				}
+				if !Equal(edited, pf) {
+					t.Fatalf("Patch did not apply the edit: %v\ninput:\n%s\noutput:\n%s", Changes(edited, pf), src, patched)
+				}
 			}
 		}
 	})
 }
+
+// editEverything changes every lock of f in every way the preserving
+// writer supports: versions, constraints (added or removed), hashes, pins,
+// a removed lock of each kind and a new one.
+func editEverything(f *File) {
+	first := true
+	for p := range f.Providers() {
+		if first {
+			f.RemoveProvider(p.Addr)
+			first = false
+			continue
+		}
+		p.Version = versions.MustParse("9.9.9")
+		if p.Constraints == "" {
+			p.Constraints = "~> 9.0"
+		} else {
+			p.Constraints = ""
+		}
+		f.AddProviderHashes(p.Addr, fuzzHash)
+	}
+	f.SetProvider(&ProviderLock{Addr: tfaddr.MustParseProviderSource("example.com/fuzz/new"), Version: versions.MustParse("1.0.0"), Hashes: []hash.Hash{fuzzHash}})
+	first = true
+	for m := range f.Modules() {
+		if first {
+			f.RemoveModule(m.Path)
+			first = false
+			continue
+		}
+		if m.Version.IsZero() {
+			m.Version = versions.MustParse("2.0.0")
+		} else {
+			m.Version = versions.Version{}
+		}
+		if m.Constraints == "" {
+			m.Constraints = ">= 1.0.0"
+		} else {
+			m.Constraints = ""
+		}
+		m.Source += "//sub"
+		m.Commit, m.Digest = strings.Repeat("a", 40), ""
+		f.AddModuleHashes(m.Path, fuzzHash)
+	}
+	f.SetModule(&ModuleLock{Path: "fuzz_new.nested", Source: "example.com/a/b/c", Digest: "sha256:" + strings.Repeat("0", 64)})
+}
+
+const fuzzHash = hash.Hash("h1:7MjN4eFisdTv4tlhXH5hL4QQd39Jy4baPhFxwAd/EFE=")
 
 // sameFile compares everything the writer writes.
 func sameFile(a, b *File) bool {

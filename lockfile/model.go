@@ -173,12 +173,12 @@ func (f *File) AddProviderHashes(addr tfaddr.Provider, hs ...hash.Hash) bool {
 }
 
 // Providers returns the provider locks sorted by address (hostname, then
-// namespace, then type), the order the writer uses.
+// namespace, then type), the order the writer uses. The order is fixed when
+// iteration starts; a lock removed during iteration is skipped.
 func (f *File) Providers() iter.Seq[*ProviderLock] {
-	keys := slices.SortedFunc(maps.Keys(f.providers), compareProviders)
 	return func(yield func(*ProviderLock) bool) {
-		for _, k := range keys {
-			if !yield(f.providers[k]) {
+		for _, k := range slices.SortedFunc(maps.Keys(f.providers), compareProviders) {
+			if p := f.providers[k]; p != nil && !yield(p) {
 				return
 			}
 		}
@@ -230,12 +230,12 @@ func (f *File) AddModuleHashes(path string, hs ...hash.Hash) bool {
 }
 
 // Modules returns the module locks sorted by call path, the order the writer
-// uses.
+// uses. The order is fixed when iteration starts; a lock removed during
+// iteration is skipped.
 func (f *File) Modules() iter.Seq[*ModuleLock] {
-	keys := slices.Sorted(maps.Keys(f.modules))
 	return func(yield func(*ModuleLock) bool) {
-		for _, k := range keys {
-			if !yield(f.modules[k]) {
+		for _, k := range slices.Sorted(maps.Keys(f.modules)) {
+			if m := f.modules[k]; m != nil && !yield(m) {
 				return
 			}
 		}

@@ -101,6 +101,14 @@ func (d *decoder) unknownSeverity() hcl.DiagnosticSeverity {
 	return hcl.DiagError
 }
 
+// unknownAdvice ends the detail of a forward-compatibility diagnostic.
+func (d *decoder) unknownAdvice() string {
+	if d.opts.Lenient {
+		return " It was kept as it is, for a newer version of the lock file format."
+	}
+	return " Remove it, or parse leniently to keep it."
+}
+
 func (d *decoder) decodeFile(body *hclsyntax.Body) {
 	seenProviders := make(map[string]hcl.Range)
 	seenModules := make(map[string]hcl.Range)
@@ -129,7 +137,7 @@ func (d *decoder) decodeFile(body *hclsyntax.Body) {
 				})
 				continue
 			}
-			seenProviders[key] = hcl.RangeBetween(block.TypeRange, block.OpenBraceRange)
+			seenProviders[key] = block.DefRange()
 			d.file.providers[p.Addr] = p
 		case "module":
 			if !d.checkLabels(block, "path") {
@@ -148,7 +156,7 @@ func (d *decoder) decodeFile(body *hclsyntax.Body) {
 				})
 				continue
 			}
-			seenModules[m.Path] = hcl.RangeBetween(block.TypeRange, block.OpenBraceRange)
+			seenModules[m.Path] = block.DefRange()
 			d.file.modules[m.Path] = m
 		default:
 			d.unknownBlock(block, `Blocks of type %q are not expected here.`, &d.file.unknown)
@@ -182,32 +190,20 @@ func (d *decoder) checkLabels(block *hclsyntax.Block, labelName string) bool {
 }
 
 func (d *decoder) unknownAttr(attr *hclsyntax.Attribute, where string, keep *[]Unknown) {
-	detail := fmt.Sprintf("An argument named %q is not expected %s.", attr.Name, where)
-	if d.opts.Lenient {
-		detail += " It was kept as it is, for a newer version of the lock file format."
-	} else {
-		detail += " Remove it, or parse leniently to keep it."
-	}
 	d.add(&hcl.Diagnostic{
 		Severity: d.unknownSeverity(),
 		Summary:  "Unsupported argument",
-		Detail:   detail,
+		Detail:   fmt.Sprintf("An argument named %q is not expected %s.", attr.Name, where) + d.unknownAdvice(),
 		Subject:  attr.NameRange.Ptr(),
 	})
 	*keep = append(*keep, Unknown{Name: attr.Name, Text: d.formatted(attr.Expr.Range())})
 }
 
 func (d *decoder) unknownBlock(block *hclsyntax.Block, format string, keep *[]Unknown) {
-	detail := fmt.Sprintf(format, block.Type)
-	if d.opts.Lenient {
-		detail += " It was kept as it is, for a newer version of the lock file format."
-	} else {
-		detail += " Remove it, or parse leniently to keep it."
-	}
 	d.add(&hcl.Diagnostic{
 		Severity: d.unknownSeverity(),
 		Summary:  "Unsupported block type",
-		Detail:   detail,
+		Detail:   fmt.Sprintf(format, block.Type) + d.unknownAdvice(),
 		Subject:  block.TypeRange.Ptr(),
 	})
 	*keep = append(*keep, Unknown{Name: block.Type, Block: true, Text: d.formatted(block.Range())})

@@ -23,8 +23,10 @@ import (
 //     directly above it;
 //   - in a block for a lock f has, only the arguments whose value differs
 //     are rewritten (an unchanged hash set is left as it is, even if it is
-//     not sorted), missing ones are added before the closing brace, and
-//     ones f leaves empty are removed;
+//     not sorted), missing ones are added before the closing brace with
+//     the indentation of the block's other arguments (a single-line block
+//     is first opened up into one argument per line), and ones f leaves
+//     empty are removed;
 //   - a lock src has no block for is added in canonical form, next to the
 //     blocks of its kind, in sorted position when src is sorted;
 //   - everything else (the header, comments, blank lines, unknown blocks
@@ -38,7 +40,7 @@ func Patch(src []byte, filename string, f *File) ([]byte, error) {
 	if diags.HasErrors() {
 		return nil, &ParseError{Filename: filename, Diagnostics: diags}
 	}
-	p := &patcher{src: src, nl: "\n"}
+	p := &patcher{src: src, nl: "\n", opened: map[*hclsyntax.Block]bool{}}
 	if bytes.Contains(src, []byte("\r\n")) {
 		p.nl = "\r\n"
 	}
@@ -143,9 +145,10 @@ type edit struct {
 }
 
 type patcher struct {
-	src   []byte
-	nl    string
-	edits []edit
+	src    []byte
+	nl     string
+	edits  []edit
+	opened map[*hclsyntax.Block]bool // single-line blocks already opened up
 }
 
 func (p *patcher) add(start, end int, text string) {
@@ -267,16 +270,65 @@ func (p *patcher) removeAttr(attr *hclsyntax.Attribute) {
 	p.add(start, end, "")
 }
 
-// addAttr inserts a line before the block's closing brace.
-func (p *patcher) addAttr(blk *hclsyntax.Block, line string) {
+// indents returns the indentation of a block's own line, the indentation
+// of its arguments (that of its first argument on a line of its own, else
+// the block's plus two spaces), and the step between the two (used to
+// indent list elements below an argument).
+func (p *patcher) indents(blk *hclsyntax.Block) (block, attr, step string) {
+	ts := blk.TypeRange.Start.Byte
+	if pre := p.src[p.lineStart(ts):ts]; isBlankLine(pre) {
+		block = string(pre)
+	}
+	attr = block + "  "
+	first := -1
+	for _, a := range blk.Body.Attributes {
+		if s := a.SrcRange.Start.Byte; first < 0 || s < first {
+			first = s
+		}
+	}
+	if first >= 0 {
+		if pre := p.src[p.lineStart(first):first]; len(pre) > 0 && isBlankLine(pre) {
+			attr = string(pre)
+		}
+	}
+	step = "  "
+	if rest, ok := strings.CutPrefix(attr, block); ok && rest != "" {
+		step = rest
+	}
+	return block, attr, step
+}
+
+// addAttr inserts an argument (its text may span lines, unindented) as a
+// line of its own before the block's closing brace. A single-line block
+// (`provider "x" { version = "1.0.0" }`) is first opened up into the
+// multi-line form, since HCL allows one argument only in a single-line block.
+func (p *patcher) addAttr(blk *hclsyntax.Block, text string) {
+	blockIndent, attrIndent, _ := p.indents(blk)
+	text = attrIndent + strings.ReplaceAll(text, "\n", "\n"+attrIndent) + "\n"
 	brace := blk.CloseBraceRange.Start.Byte
-	ls := p.lineStart(brace)
-	if isBlankLine(p.src[ls:brace]) {
-		indent := string(p.src[ls:brace]) + "  "
-		p.add(ls, ls, indent+strings.ReplaceAll(line, "\n", "\n"+indent)+"\n")
+	if blk.OpenBraceRange.Start.Line == blk.CloseBraceRange.Start.Line {
+		if !p.opened[blk] {
+			p.opened[blk] = true
+			open := blk.OpenBraceRange.End.Byte
+			inner := p.src[open:brace]
+			if len(bytes.TrimSpace(inner)) == 0 {
+				p.add(open, brace, "\n")
+			} else {
+				first := open + len(inner) - len(bytes.TrimLeft(inner, " \t"))
+				last := open + len(bytes.TrimRight(inner, " \t"))
+				p.add(open, first, "\n"+attrIndent)
+				p.add(last, brace, "\n")
+			}
+		}
+		p.add(brace, brace, text+blockIndent)
 		return
 	}
-	p.add(brace, brace, "\n  "+strings.ReplaceAll(line, "\n", "\n  ")+"\n")
+	ls := p.lineStart(brace)
+	if isBlankLine(p.src[ls:brace]) {
+		p.add(ls, ls, text)
+		return
+	}
+	p.add(brace, brace, "\n"+text+blockIndent)
 }
 
 func (p *patcher) setHashes(blk *hclsyntax.Block, want []hash.Hash) {
@@ -284,7 +336,8 @@ func (p *patcher) setHashes(blk *hclsyntax.Block, want []hash.Hash) {
 	attr := blk.Body.Attributes["hashes"]
 	if attr == nil {
 		if len(want) > 0 {
-			p.addAttr(blk, "hashes = "+hashListText(want, ""))
+			_, _, step := p.indents(blk)
+			p.addAttr(blk, "hashes = "+hashListText(want, "", step))
 		}
 		return
 	}
@@ -306,22 +359,22 @@ func (p *patcher) setHashes(blk *hclsyntax.Block, want []hash.Hash) {
 			return
 		}
 	}
-	ls := p.lineStart(attr.SrcRange.Start.Byte)
-	indent := p.src[ls:attr.SrcRange.Start.Byte]
-	if !isBlankLine(indent) {
-		indent = []byte("  ")
+	_, indent, step := p.indents(blk)
+	as := attr.SrcRange.Start.Byte
+	if pre := p.src[p.lineStart(as):as]; isBlankLine(pre) {
+		indent = string(pre)
 	}
 	r := attr.Expr.Range()
-	p.add(r.Start.Byte, r.End.Byte, hashListText(want, string(indent)))
+	p.add(r.Start.Byte, r.End.Byte, hashListText(want, indent, step))
 }
 
-// hashListText lays out a hash list one per line, indented below an
-// argument at the given indentation.
-func hashListText(hs []hash.Hash, indent string) string {
+// hashListText lays out a hash list one per line, indented one step below
+// an argument at the given indentation.
+func hashListText(hs []hash.Hash, indent, step string) string {
 	var b strings.Builder
 	b.WriteString("[\n")
 	for _, h := range hs {
-		b.WriteString(indent + "  " + quoted(string(h)) + ",\n")
+		b.WriteString(indent + step + quoted(string(h)) + ",\n")
 	}
 	b.WriteString(indent + "]")
 	return b.String()

@@ -151,9 +151,19 @@ func writeUnknown(body *hclwrite.Body, u Unknown) {
 // temporary file in the same directory, flushes it to stable storage, gives
 // it the mode of the file it replaces (0644 for a new file), and renames it
 // over path. If any step fails the previous file is left as it was and the
-// temporary file is removed.
+// temporary file is removed. If path is a symbolic link, the link itself is
+// replaced by the new file.
+//
+// WriteFile refuses to write a file that would not parse back (leniently),
+// such as one with a provider lock without a version or a module lock
+// without a source: it returns an error wrapping the *[ParseError] and
+// leaves path as it was.
 func WriteFile(path string, f *File) error {
-	return writeFileAtomic(path, f.Bytes())
+	data := f.Bytes()
+	if _, err := (ParseOptions{Lenient: true}).Parse(data, path); err != nil {
+		return fmt.Errorf("not writing lock file %s, its content would be invalid: %w", path, err)
+	}
+	return writeFileAtomic(path, data)
 }
 
 func writeFileAtomic(path string, data []byte) (err error) {

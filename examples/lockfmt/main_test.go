@@ -97,3 +97,30 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("missing file: %d %q", code, errs)
 	}
 }
+
+func TestCheckStdinAndLenient(t *testing.T) {
+	want, _ := os.ReadFile(sample)
+	if code, out, errs := runCmd(t, "# licence\n"+string(want), "-check", "-"); code != 1 || out != "" || !strings.Contains(errs, "<stdin> is not in canonical form") {
+		t.Errorf("-check - on a non-canonical file: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := runCmd(t, string(want), "-check", "-"); code != 0 || errs != "" {
+		t.Errorf("-check - on the canonical sample: %d %q", code, errs)
+	}
+	src := "provider \"registry.opentofu.org/hashicorp/null\" {\n  version = \"3.2.0\"\n  future = 1\n}\n"
+	code, _, errs := runCmd(t, src, "-")
+	if code != 1 || !strings.Contains(errs, "Error: Unsupported argument") || !strings.Contains(errs, "   3:   future = 1") {
+		t.Errorf("strict: %d %q", code, errs)
+	}
+	code, out, errs := runCmd(t, src, "-lenient", "-")
+	if code != 0 || !strings.Contains(errs, "Warning: Unsupported argument") || !strings.Contains(out, "  future  = 1\n") {
+		t.Errorf("lenient: %d %q\n%s", code, errs, out)
+	}
+}
+
+func TestMergeConflictDiagnostics(t *testing.T) {
+	src := "provider \"registry.opentofu.org/hashicorp/null\" {\n<<<<<<< ours\n  version = \"3.2.0\"\n=======\n  version = \"3.2.1\"\n>>>>>>> theirs\n}\n"
+	code, out, errs := runCmd(t, src, "-")
+	if code != 1 || out != "" || strings.Count(errs, "Error: Unresolved merge conflict") != 3 || !strings.Contains(errs, "   2: <<<<<<< ours") {
+		t.Errorf("%d %q\n%s", code, out, errs)
+	}
+}

@@ -12,3 +12,8 @@ provider "registry.opentofu.org/hashicorp/local" {
   version     = "3.2.0"
   constraints = ">= 1.0.0, < 4.0.0"
 }
+
+provider "registry.opentofu.org/hashicorp/time" {
+  version     = "3.2.0"
+  constraints = null # ERROR: Invalid provider version constraints
+}

@@ -50,3 +50,8 @@ module "badhash" {
     "h1:short", # ERROR: Invalid module hash string
   ]
 }
+
+module "nullversion" {
+  version = null # ERROR: Invalid module version number
+  source  = "registry.opentofu.org/a/b/c"
+}
