@@ -47,5 +47,14 @@
 //   - [github.com/tflock/tflock/source/sourcetest]: the conformance suite for
 //     sources and an in-memory source for tests.
 //
+// Real servers for tests and demos, run in-process:
+//
+//   - [github.com/tflock/tflock/source/registry/registrytest]: a provider and
+//     module registry with signed checksums, latency and lying modes.
+//   - [github.com/tflock/tflock/source/oci/ocitest]: an OCI registry with
+//     OpenTofu's module and provider artifacts.
+//   - [github.com/tflock/tflock/resolve/install/installtest]: a whole offline
+//     world (registry, git repository, OCI registry) for end-to-end tests.
+//
 // The examples directory holds small runnable programs that use them.
 package tflock
