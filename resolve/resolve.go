@@ -54,11 +54,12 @@ type Options struct {
 	// false: each call is resolved on its own constraint.
 	UnifyModules bool
 	// Concurrency bounds how many packages are listed at the same time.
-	// If less than or equal to 0, a default (currently 8) is used.
+	// Listing is waiting on the network, not computing, so the bound is
+	// high. If less than or equal to 0, a default (currently 64) is used.
 	Concurrency int
 }
 
-const defaultConcurrency = 8
+const defaultConcurrency = 64
 
 // Resolve picks one version for every provider and one for every remote
 // module call that reqs name, asking lister which versions exist.

@@ -35,6 +35,12 @@
 // where it reports them, else by downloading each platform's package once,
 // in parallel).
 //
+// Lookups (version lists, checksums, module fetches) mostly wait on the
+// network and run up to [Options.Concurrency] at once (default 64);
+// provider package downloads, which also extract and hash, are bounded
+// separately by [Options.DownloadConcurrency] (default 4 per CPU, at
+// least 8).
+//
 // When the lock file and the cache agree (every locked version still
 // satisfies its constraints and the cache holds the locked package by its
 // locked hashes) no source is asked for versions and nothing is downloaded:

@@ -45,7 +45,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	defer s.cleanup()
 	r := &run{s: s, prev: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
 	r.lister = &runLister{r: r}
-	r.downloadSlots = make(chan struct{}, s.Concurrency)
+	r.downloadSlots = make(chan struct{}, s.DownloadConcurrency)
 
 	if err := r.walk(ctx); err != nil {
 		return nil, err
@@ -103,7 +103,8 @@ type run struct {
 	prev   *lockfile.File
 	memo   source.Source
 	lister *runLister
-	// downloadSlots bounds the platform downloads of ProvidersLock mode.
+	// downloadSlots bounds the provider package fetches (downloads,
+	// extraction, hashing) running at once.
 	downloadSlots chan struct{}
 
 	mu        sync.Mutex
@@ -443,7 +444,13 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		for _, plat := range r.s.platforms {
 			pkg := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: plat}
 			g.Go(func() error {
+				select {
+				case r.downloadSlots <- struct{}{}:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
 				e, hit, _, origin, err := r.fillOrigin(gctx, pkg, "", want)
+				<-r.downloadSlots
 				if err != nil {
 					return err
 				}

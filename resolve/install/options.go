@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
@@ -75,14 +76,21 @@ type Options struct {
 	// DefaultHost is the registry host of addresses without one. Default
 	// [resolve.DefaultRegistryHost].
 	DefaultHost string
-	// Concurrency bounds the lookups and the fetches running at once. If
-	// less than or equal to 0, a default (currently 8) is used.
+	// Concurrency bounds the lookups (version lists, checksums, module
+	// fetches) running at once, which mostly wait on the network. If less
+	// than or equal to 0, a default (currently 64) is used. Provider
+	// package downloads, which also extract and hash, are bounded by the
+	// smaller of Concurrency and [Options.DownloadConcurrency].
 	Concurrency int
+	// DownloadConcurrency bounds the provider packages downloaded,
+	// extracted and hashed at once. If less than or equal to 0, a default
+	// of 4 per CPU (runtime.GOMAXPROCS), at least 8, is used.
+	DownloadConcurrency int
 	// Events receives progress reports. Default nil: discarded.
 	Events source.Events
 }
 
-const defaultConcurrency = 8
+const defaultConcurrency = 64
 
 // ProviderResult is one provider package Init fetched (or found in the
 // cache), and installed unless in ProvidersLock mode.
@@ -177,6 +185,10 @@ func (o Options) normalize() (*settings, error) {
 	if s.Concurrency <= 0 {
 		s.Concurrency = defaultConcurrency
 	}
+	if s.DownloadConcurrency <= 0 {
+		s.DownloadConcurrency = max(8, 4*runtime.GOMAXPROCS(0))
+	}
+	s.DownloadConcurrency = min(s.DownloadConcurrency, s.Concurrency)
 	if s.DefaultHost == "" {
 		s.DefaultHost = resolve.DefaultRegistryHost
 	}

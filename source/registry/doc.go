@@ -25,7 +25,10 @@
 // size must match, and the extracted contents must match a listed h1:.
 // Any failure is an error wrapping [source.ErrChecksumMismatch] (a bad
 // signature also wraps [ErrSignature]) and nothing is left in the
-// destination.
+// destination. Requests that do not depend on each other's answers are
+// sent together: SHA256SUMS, its signature and the zip are all asked for
+// once the download response is in, and the zip is extracted only after
+// the signed checksums are verified and list it.
 //
 // Fetched.Origin and [Source.Checksums] report, as OpenTofu records them,
 // the zh: of every file in the signed SHA256SUMS (SignedBy the key ID,
@@ -67,5 +70,9 @@
 // jitter after network errors, 429 and 5xx responses (honouring
 // Retry-After), stops when its context is cancelled, and has its response
 // size limited. A redirect from https to http is refused. The HTTP client
-// and User-Agent are options.
+// and User-Agent are options. The default client speaks HTTP/2 where the
+// server offers it (one connection carries every concurrent request) and
+// keeps 64 idle HTTP/1.1 connections per host, not the standard library's
+// 2, so that the bursts of a lock run reuse their connections instead of
+// paying a TLS handshake each.
 package registry

@@ -1,9 +1,11 @@
 package registry
 
 import (
-	"github.com/tflock/tflock/source"
 	"net/http"
+	"sync"
 	"time"
+
+	"github.com/tflock/tflock/source"
 )
 
 // HTTPClient sends HTTP requests. *http.Client implements it. When the
@@ -44,8 +46,12 @@ const (
 // authenticates with TF_TOKEN_* environment variables, and applies OpenTofu's
 // signature policy.
 type Options struct {
-	// HTTPClient sends every request. Default: a client with the
-	// standard library's default transport.
+	// HTTPClient sends every request. Default: a client with a copy of
+	// the standard library's default transport (HTTP/2 where the server
+	// offers it, proxies from the environment) that keeps up to
+	// 64 idle connections per host instead of 2,
+	// so that the concurrent requests of a lock run reuse their HTTP/1.1
+	// connections instead of opening new TLS connections.
 	HTTPClient HTTPClient
 	// UserAgent is sent as the User-Agent header. Default "tflock".
 	UserAgent string
@@ -118,7 +124,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+		o.HTTPClient = &http.Client{Transport: defaultTransport()}
 	}
 	if hc, ok := o.HTTPClient.(*http.Client); ok {
 		c := *hc
@@ -167,4 +173,34 @@ func (o Options) withDefaults() Options {
 		o.Warn = func(string) {}
 	}
 	return o
+}
+
+// defaultMaxIdleConnsPerHost is the number of idle connections per host
+// that the default HTTP client keeps (see [Options.HTTPClient]).
+const defaultMaxIdleConnsPerHost = 64
+
+var (
+	defaultTransportOnce sync.Once
+	sharedTransport      http.RoundTripper
+)
+
+// defaultTransport returns the transport of the default client, shared by
+// every Source so that they share their connections, as clients using
+// [http.DefaultTransport] do.
+func defaultTransport() http.RoundTripper {
+	defaultTransportOnce.Do(func() {
+		dt, ok := http.DefaultTransport.(*http.Transport)
+		if !ok {
+			sharedTransport = http.DefaultTransport
+			return
+		}
+		tr := dt.Clone()
+		tr.MaxIdleConnsPerHost = defaultMaxIdleConnsPerHost
+		if tr.MaxIdleConns < 4*defaultMaxIdleConnsPerHost {
+			tr.MaxIdleConns = 4 * defaultMaxIdleConnsPerHost
+		}
+		tr.ForceAttemptHTTP2 = true
+		sharedTransport = tr
+	})
+	return sharedTransport
 }

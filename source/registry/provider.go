@@ -326,6 +326,24 @@ func (s *Source) signatureRequired(addr tfaddr.Provider, keys []string) bool {
 }
 
 func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *downloadMeta) (*release, error) {
+	keys := m.armoredKeys()
+	sigNeeded := s.signatureRequired(addr, keys)
+	// The signature does not depend on the document: when it is needed,
+	// both are asked for at once (one round trip instead of two).
+	type got struct {
+		resp *response
+		err  error
+	}
+	var sigc chan got
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if sigNeeded {
+		sigc = make(chan got, 1)
+		go func() {
+			r, err := s.c.get(cctx, request{url: m.sigURL})
+			sigc <- got{r, err}
+		}()
+	}
 	doc, err := s.c.get(ctx, request{url: m.sumsURL})
 	if err != nil {
 		return nil, fmt.Errorf("fetching SHA256SUMS: %w", err)
@@ -334,13 +352,13 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", source.ErrChecksumMismatch, redact(m.sumsURL), err)
 	}
-	keys := m.armoredKeys()
 	rel := &release{sums: sums}
-	if !s.signatureRequired(addr, keys) {
+	if !sigNeeded {
 		s.warn(source.ProviderPackage{Addr: addr}, fmt.Sprintf("%s: the registry lists no signing key; the checksums are trusted on the strength of the TLS connection to %s only", addr.ForDisplay(), addr.Hostname.ForDisplay()))
 		return rel, nil
 	}
-	sig, err := s.c.get(ctx, request{url: m.sigURL})
+	sg := <-sigc
+	sig, err := sg.resp, sg.err
 	if err != nil {
 		return nil, fmt.Errorf("fetching the SHA256SUMS signature: %w", err)
 	}
@@ -486,18 +504,43 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 	if err != nil {
 		return nil, s.errorFor(p, host, err)
 	}
-	rel, err := s.release(ctx, addr, p.Version, m)
+	// The signed checksums and the package are asked for at once (the
+	// package's URL does not depend on them); nothing is extracted before
+	// the checksums are verified and list the package.
+	type relResult struct {
+		rel *release
+		err error
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	relc := make(chan relResult, 1)
+	go func() {
+		rel, err := s.release(rctx, addr, p.Version, m)
+		relc <- relResult{rel, err}
+	}()
+	var rel *release
+	verified := false
+	verify := func() error {
+		r := <-relc
+		verified = true
+		if r.err != nil {
+			return r.err
+		}
+		rel = r.rel
+		if err := checkSums(m, rel); err != nil {
+			return err
+		}
+		return checkPackages(m, rel)
+	}
+	f, err := s.downloadZip(ctx, p, m, dir, verify)
 	if err != nil {
-		return nil, s.errorFor(p, host, err)
-	}
-	if err := checkSums(m, rel); err != nil {
-		return nil, s.errorFor(p, host, err)
-	}
-	if err := checkPackages(m, rel); err != nil {
-		return nil, s.errorFor(p, host, err)
-	}
-	f, err := s.downloadZip(ctx, p, m, dir)
-	if err != nil {
+		if !verified {
+			// A failed release verification explains more than the
+			// download's failure: report it, as if it had come first.
+			if r := <-relc; r.err != nil && ctx.Err() == nil {
+				err = r.err
+			}
+		}
 		return nil, s.errorFor(p, host, err)
 	}
 	f.Package = p
@@ -506,7 +549,9 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 }
 
 // downloadZip downloads, checks and extracts the package of m into dir.
-func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string) (_ *source.Fetched, err error) {
+// verify, called once the package is downloaded and before anything else
+// is done with it, checks the metadata against the signed checksums.
+func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, verify func() error) (_ *source.Fetched, err error) {
 	stage, cleanup, err := stageDir(dir)
 	if err != nil {
 		return nil, err
@@ -532,6 +577,9 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 		return nil, err
 	}
 	pr.finish(redact(m.downloadURL))
+	if err := verify(); err != nil {
+		return nil, err
+	}
 	var digest [32]byte
 	h.Sum(digest[:0])
 	zh := tfhash.NewHash(tfhash.SchemeZH, digest)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
@@ -106,7 +107,7 @@ func verifySignature(doc, sig []byte, armoredKeys []string) (keyID string, index
 	var expiredID string
 	var lastErr error
 	for i, k := range armoredKeys {
-		ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(k))
+		ring, err := readKeyRing(k)
 		if err != nil {
 			return "", -1, false, fmt.Errorf("%w: signing key %d cannot be read: %v", ErrSignature, i+1, err)
 		}
@@ -135,4 +136,36 @@ func keyIDOf(e *openpgp.Entity) string {
 		return "n/a"
 	}
 	return e.PrimaryKey.KeyIdString()
+}
+
+// keyRings caches parsed armored keys: every release of a registry lists
+// the same few keys, and parsing one costs more than checking a signature.
+var keyRings struct {
+	sync.Mutex
+	m map[string]openpgp.EntityList
+}
+
+// maxKeyRings bounds keyRings; when full it is emptied.
+const maxKeyRings = 64
+
+// readKeyRing parses an armored key ring, or returns the one parsed before.
+// Failures are not cached.
+func readKeyRing(armored string) (openpgp.EntityList, error) {
+	keyRings.Lock()
+	ring, ok := keyRings.m[armored]
+	keyRings.Unlock()
+	if ok {
+		return ring, nil
+	}
+	ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(armored))
+	if err != nil {
+		return nil, err
+	}
+	keyRings.Lock()
+	if keyRings.m == nil || len(keyRings.m) >= maxKeyRings {
+		keyRings.m = make(map[string]openpgp.EntityList)
+	}
+	keyRings.m[armored] = ring
+	keyRings.Unlock()
+	return ring, nil
 }

@@ -3,7 +3,6 @@ package registry
 import (
 	"bytes"
 	"context"
-	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 
@@ -55,7 +54,7 @@ type Signer struct {
 // signingKey.
 func (s *Source) classify(doc, sig []byte, signingKey, trustSignature string) Trust {
 	for _, k := range s.o.OfficialKeys {
-		ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(k))
+		ring, err := readKeyRing(k)
 		if err != nil {
 			continue
 		}
@@ -65,7 +64,7 @@ func (s *Source) classify(doc, sig []byte, signingKey, trustSignature string) Tr
 	}
 	if trustSignature != "" {
 		for _, k := range s.o.PartnerKeys {
-			ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(k))
+			ring, err := readKeyRing(k)
 			if err != nil {
 				continue
 			}

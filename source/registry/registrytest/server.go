@@ -71,6 +71,10 @@ type Options struct {
 	FailFirst int
 	// Fault makes the server lie. Default [NoFault].
 	Fault Fault
+	// HTTP1 makes the server offer HTTP/1.1 only. Default false: it offers
+	// HTTP/2 (as public registries do) and HTTP/1.1, and [Server.Client]
+	// speaks HTTP/2, so concurrent requests share one connection.
+	HTTP1 bool
 }
 
 // PackageInfo describes one generated provider package.
@@ -184,7 +188,11 @@ func Start(fx Fixtures, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.EnableHTTP2 = !opts.HTTP1
 	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	if !opts.HTTP1 {
+		s.srv.TLS.NextProtos = []string{"h2", "http/1.1"}
+	}
 	s.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	s.srv.StartTLS()
 	s.URL = s.srv.URL
@@ -195,7 +203,9 @@ func Start(fx Fixtures, opts Options) (*Server, error) {
 func (s *Server) Close() { s.srv.Close() }
 
 // Client returns an HTTP client that trusts the server's certificate and
-// connects every host name to the server.
+// connects every host name to the server. It speaks HTTP/2 unless
+// [Options.HTTP1] is set, and keeps up to 64 idle connections per host
+// for HTTP/1.1.
 func (s *Server) Client() *http.Client {
 	base := s.srv.Client()
 	tr := base.Transport.(*http.Transport).Clone()
@@ -204,6 +214,8 @@ func (s *Server) Client() *http.Client {
 	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return d.DialContext(ctx, network, addr)
 	}
+	tr.ForceAttemptHTTP2 = !s.opts.HTTP1
+	tr.MaxIdleConnsPerHost = 64
 	return &http.Client{Transport: tr}
 }
 

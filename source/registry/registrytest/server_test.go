@@ -92,3 +92,23 @@ func ExampleStart() {
 	fmt.Println(strings.Contains(string(b), `"providers.v1":"/v1/providers/"`))
 	// Output: true
 }
+
+// TestProtocols checks that the server speaks HTTP/2 by default, as public
+// registries do, so that concurrent requests share one connection, and
+// HTTP/1.1 only when asked to.
+func TestProtocols(t *testing.T) {
+	for _, tc := range []struct {
+		http1 bool
+		want  int
+	}{{false, 2}, {true, 1}} {
+		srv := registrytest.New(t, registrytest.Fixtures{}, registrytest.Options{HTTP1: tc.http1})
+		resp, err := srv.Client().Get("https://" + srv.Host + "/.well-known/terraform.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.ProtoMajor != tc.want {
+			t.Errorf("HTTP1 %v: the response came over %s, want HTTP/%d", tc.http1, resp.Proto, tc.want)
+		}
+	}
+}
