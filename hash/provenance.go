@@ -57,3 +57,49 @@ type Record struct {
 	Hash       Hash
 	Provenance Provenance
 }
+
+// Set is a set of hashes with the provenance of each, as a lock-file
+// writer accumulates them across checks. The zero value is not usable; make
+// one with make(Set) or [NewSet].
+type Set map[Hash]Provenance
+
+// NewSet returns a set of the given hashes, with no provenance.
+func NewSet(hs ...Hash) Set {
+	s := make(Set, len(hs))
+	for _, h := range hs {
+		s.Add(h, Provenance{})
+	}
+	return s
+}
+
+// Add adds h to the set, merging p into the provenance already recorded.
+func (s Set) Add(h Hash, p Provenance) {
+	s[h] = s[h].Merge(p)
+}
+
+// Merge adds every hash of o to s, merging provenances.
+func (s Set) Merge(o Set) {
+	for h, p := range o {
+		s.Add(h, p)
+	}
+}
+
+// Hashes returns the hashes of the set, sorted as a lock file lists them.
+func (s Set) Hashes() []Hash {
+	out := make([]Hash, 0, len(s))
+	for h := range s {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Records returns the hashes of the set with their provenance, sorted by
+// hash.
+func (s Set) Records() []Record {
+	out := make([]Record, 0, len(s))
+	for _, h := range s.Hashes() {
+		out = append(out, Record{Hash: h, Provenance: s[h]})
+	}
+	return out
+}

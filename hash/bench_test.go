@@ -1,0 +1,397 @@
+package hash
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/metrics"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	kflate "github.com/klauspost/compress/flate"
+	"golang.org/x/mod/sumdb/dirhash"
+)
+
+// Benchmarks over generated packages, each measured with its baseline (the
+// way OpenTofu does the same job with x/mod dirhash and archive/zip) in the
+// same run; see BENCHMARKS.md. The packages are generated deterministically
+// once and cached under os.TempDir(), keyed by their parameters.
+//
+// TFLOCK_BENCH_PROVIDER_MIB sets the size of the provider binary inside the
+// provider-like zip (default 400, as in BENCHMARKS.md); use a smaller value
+// for a quick run.
+
+func providerMiB() int {
+	if n, err := strconv.Atoi(os.Getenv("TFLOCK_BENCH_PROVIDER_MIB")); err == nil && n > 0 {
+		return n
+	}
+	return 400
+}
+
+var benchMu sync.Mutex
+
+func benchCache(b *testing.B) string {
+	d := filepath.Join(os.TempDir(), "tflock-hash-bench")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+// providerZip returns a zip holding one deflated entry of mib MiB of
+// pseudo-binary content (compressing about 2.5:1), like a provider release.
+func providerZip(b *testing.B) string {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	mib := providerMiB()
+	p := filepath.Join(benchCache(b), fmt.Sprintf("provider-%dMiB-v2.zip", mib))
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	tmp := p + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return kflate.NewWriter(w, 6) })
+	h := &zip.FileHeader{Name: "terraform-provider-bench_v1.0.0", Method: zip.Deflate}
+	h.SetMode(0o755)
+	w, err := zw.CreateHeader(h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range mib {
+		if _, err := w.Write(pseudoBinary(uint64(i), 1<<20)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// moduleFiles returns 5,000 small text files in nested directories, like a
+// large Terraform module repository.
+func moduleFiles() []testFile {
+	files := make([]testFile, 0, 5000)
+	for i := range 5000 {
+		var buf bytes.Buffer
+		for j := range 4 + i%40 {
+			fmt.Fprintf(&buf, "resource \"aws_instance\" \"r%d_%d\" {\n  ami           = var.ami_%d\n  instance_type = \"t3.micro\"\n  tags = { Name = \"n%d\" }\n}\n\n", i, j, j%7, i*j)
+		}
+		files = append(files, testFile{name: fmt.Sprintf("modules/m%02d/sub%d/file%04d.tf", i%50, i%7, i), data: buf.Bytes()})
+	}
+	return files
+}
+
+func moduleZip(b *testing.B) string {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	p := filepath.Join(benchCache(b), "module-5000-v1.zip")
+	if _, err := os.Stat(p); err != nil {
+		writeZip(b, p+".tmp", moduleFiles(), false)
+		if err := os.Rename(p+".tmp", p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return p
+}
+
+func moduleDir(b *testing.B) string {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	p := filepath.Join(benchCache(b), "module-5000-v1")
+	if _, err := os.Stat(p); err != nil {
+		os.RemoveAll(p + ".tmp")
+		writeTree(b, p+".tmp", moduleFiles())
+		if err := os.Rename(p+".tmp", p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return p
+}
+
+// peakHeap samples the live heap while f runs b.N times and reports the
+// peak as the metric "peak-heap-MB". cleanup, if not nil, runs after each
+// call with the timer stopped.
+func peakHeap(b *testing.B, f func(), cleanup ...func()) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f()
+		if len(cleanup) > 0 {
+			b.StopTimer()
+			cleanup[0]()
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	close(done)
+	wg.Wait()
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+}
+
+// baselineZH is OpenTofu's zh: a second pass over the archive.
+func baselineZH(b *testing.B, path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		b.Fatal(err)
+	}
+	return fmt.Sprintf("zh:%x", h.Sum(nil))
+}
+
+func benchZipHashes(b *testing.B, path string) {
+	want, err := HashZip(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("impl=baseline", func(b *testing.B) {
+		b.SetBytes(info.Size())
+		peakHeap(b, func() {
+			if _, err := dirhash.HashZip(path, dirhash.Hash1); err != nil {
+				b.Fatal(err)
+			}
+			if zh := baselineZH(b, path); zh != string(want.ZH) {
+				b.Fatal(zh)
+			}
+		})
+	})
+	b.Run("impl=tflock", func(b *testing.B) {
+		b.SetBytes(info.Size())
+		peakHeap(b, func() {
+			got, err := HashZip(path)
+			if err != nil || got != want {
+				b.Fatal(got, err)
+			}
+		})
+	})
+}
+
+// BenchmarkProviderZip: h1 and zh of a provider-like zip. Baseline:
+// dirhash.HashZip, then a second pass for the SHA-256 of the file.
+func BenchmarkProviderZip(b *testing.B) { benchZipHashes(b, providerZip(b)) }
+
+// BenchmarkModuleZip: h1 and zh of a module-like zip of 5,000 files.
+// Baseline as for BenchmarkProviderZip.
+func BenchmarkModuleZip(b *testing.B) { benchZipHashes(b, moduleZip(b)) }
+
+// BenchmarkModuleDir: h1 of a module-like directory of 5,000 files.
+// Baseline: dirhash.HashDir.
+func BenchmarkModuleDir(b *testing.B) {
+	dir := moduleDir(b)
+	want := dirhashDir(b, dir)
+	b.Run("impl=baseline", func(b *testing.B) {
+		peakHeap(b, func() {
+			if h, err := dirhash.HashDir(dir, "", dirhash.Hash1); err != nil || h != want {
+				b.Fatal(h, err)
+			}
+		})
+	})
+	b.Run("impl=tflock", func(b *testing.B) {
+		peakHeap(b, func() {
+			if h, err := H1Dir(dir); err != nil || string(h) != want {
+				b.Fatal(h, err)
+			}
+		})
+	})
+}
+
+// extractStd extracts a zip the plain way (archive/zip, io.Copy).
+func extractStd(zipPath, dir string) error {
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		p := filepath.Join(dir, f.Name)
+		if f.FileInfo().IsDir() {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		r, err := f.Open()
+		if err != nil {
+			return err
+		}
+		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, f.Mode())
+		if err != nil {
+			r.Close()
+			return err
+		}
+		_, err = io.Copy(w, r)
+		r.Close()
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BenchmarkInstall: verify, extract and hash a provider-like zip. Baseline:
+// OpenTofu's sequence, dirhash.HashZip to verify, extraction with
+// archive/zip, dirhash.HashDir of the result. The removal of the extracted
+// tree is not timed.
+func BenchmarkInstall(b *testing.B) {
+	path := providerZip(b)
+	sum, err := HashZip(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := sum.Hashes()
+	root := b.TempDir()
+	n := 0
+	fresh := func() string {
+		n++
+		return filepath.Join(root, strconv.Itoa(n))
+	}
+	remove := func() { os.RemoveAll(filepath.Join(root, strconv.Itoa(n))) }
+	b.Run("impl=baseline", func(b *testing.B) {
+		peakHeap(b, func() {
+			dir := fresh()
+			h1, err := dirhash.HashZip(path, dirhash.Hash1)
+			if err != nil || Hash(h1) != sum.H1 {
+				b.Fatal(h1, err)
+			}
+			if err := extractStd(path, dir); err != nil {
+				b.Fatal(err)
+			}
+			if h, err := dirhash.HashDir(dir, "", dirhash.Hash1); err != nil || Hash(h) != sum.H1 {
+				b.Fatal(h, err)
+			}
+		}, remove)
+	})
+	b.Run("impl=tflock", func(b *testing.B) {
+		peakHeap(b, func() {
+			if got, err := (Options{}).Install(context.Background(), path, fresh(), want); err != nil || got != sum {
+				b.Fatal(got, err)
+			}
+		}, remove)
+	})
+}
+
+// BenchmarkVerifyZH: verify a provider-like zip whose zh: is recorded.
+// Baseline: dirhash.HashZip.
+func BenchmarkVerifyZH(b *testing.B) {
+	path := providerZip(b)
+	sum, err := HashZip(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("impl=baseline", func(b *testing.B) {
+		peakHeap(b, func() {
+			if h, err := dirhash.HashZip(path, dirhash.Hash1); err != nil || Hash(h) != sum.H1 {
+				b.Fatal(h, err)
+			}
+		})
+	})
+	b.Run("impl=tflock", func(b *testing.B) {
+		peakHeap(b, func() {
+			if err := VerifyZip(path, []Hash{sum.ZH}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// BenchmarkInflate measures the inflaters alone on the provider entry, from
+// memory: the standard library's compress/flate (baseline) and
+// klauspost/compress/flate (tflock's).
+func BenchmarkInflate(b *testing.B) {
+	path := providerZip(b)
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer zr.Close()
+	f := zr.File[0]
+	off, err := f.DataOffset()
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := raw[off : off+int64(f.CompressedSize64)]
+	buf := make([]byte, 512<<10)
+	run := func(b *testing.B, r io.Reader) {
+		var n int64
+		for {
+			m, err := r.Read(buf)
+			n += int64(m)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if n != int64(f.UncompressedSize64) {
+			b.Fatal(n)
+		}
+	}
+	b.Run("impl=baseline", func(b *testing.B) {
+		b.SetBytes(int64(f.UncompressedSize64))
+		for b.Loop() {
+			run(b, flate.NewReader(bytes.NewReader(data)))
+		}
+	})
+	b.Run("impl=tflock", func(b *testing.B) {
+		b.SetBytes(int64(f.UncompressedSize64))
+		for b.Loop() {
+			run(b, kflate.NewReader(bytes.NewReader(data)))
+		}
+	})
+}

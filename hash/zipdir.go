@@ -1,0 +1,245 @@
+package hash
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+// zipEntry is one central-directory record, validated.
+type zipEntry struct {
+	name    string
+	offset  int64 // of the local file header
+	csize   int64
+	usize   int64
+	method  uint16
+	crc     uint32
+	mode    fs.FileMode // permission bits and type, when recorded (Unix creator)
+	isDir   bool        // name ends in "/"
+	desc    bool        // a data descriptor follows the compressed data
+	skipped bool        // left out of the hash (directory, or VCS metadata in module mode)
+	slot    int         // index of the result, for files that count
+}
+
+const (
+	sigLocal      = 0x04034b50
+	sigCentral    = 0x02014b50
+	sigEnd        = 0x06054b50
+	sigEnd64      = 0x06064b50
+	sigLoc64      = 0x07064b50
+	sigDescriptor = 0x08074b50
+)
+
+func formatErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
+}
+
+// readDirectory parses and validates the central directory of the zip
+// archive of the given size. It returns the entries sorted by offset.
+func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
+	if size < 22 {
+		return nil, formatErr("not a zip archive (too short)")
+	}
+	// Find the end of central directory record, which ends with a comment
+	// of at most 65535 bytes.
+	tail := min(size, 22+65535)
+	buf := make([]byte, tail)
+	if _, err := r.ReadAt(buf, size-tail); err != nil && err != io.EOF {
+		return nil, err
+	}
+	end := -1
+	for i := len(buf) - 22; i >= 0; i-- {
+		if binary.LittleEndian.Uint32(buf[i:]) == sigEnd && i+22+int(binary.LittleEndian.Uint16(buf[i+20:])) <= len(buf) {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return nil, formatErr("not a zip archive (no end of central directory record)")
+	}
+	rec := buf[end:]
+	count := uint64(binary.LittleEndian.Uint16(rec[10:]))
+	dirSize := uint64(binary.LittleEndian.Uint32(rec[12:]))
+	dirOff := uint64(binary.LittleEndian.Uint32(rec[16:]))
+	endOff := size - tail + int64(end)
+	if endOff >= 20 && (count == 0xffff || dirSize == 0xffffffff || dirOff == 0xffffffff) {
+		var loc [20]byte
+		if _, err := r.ReadAt(loc[:], endOff-20); err != nil {
+			return nil, formatErr("reading zip64 locator: %v", err)
+		}
+		if binary.LittleEndian.Uint32(loc[:]) == sigLoc64 {
+			off := binary.LittleEndian.Uint64(loc[8:])
+			if off > uint64(size)-56 || size < 56 {
+				return nil, formatErr("zip64 record out of range")
+			}
+			var r64 [56]byte
+			if _, err := r.ReadAt(r64[:], int64(off)); err != nil {
+				return nil, formatErr("reading zip64 record: %v", err)
+			}
+			if binary.LittleEndian.Uint32(r64[:]) != sigEnd64 {
+				return nil, formatErr("bad zip64 end of central directory record")
+			}
+			count = binary.LittleEndian.Uint64(r64[32:])
+			dirSize = binary.LittleEndian.Uint64(r64[40:])
+			dirOff = binary.LittleEndian.Uint64(r64[48:])
+			endOff = int64(off)
+		}
+	}
+	if dirOff > uint64(endOff) || dirSize > uint64(endOff)-dirOff {
+		return nil, formatErr("central directory out of range (truncated archive?)")
+	}
+	// Each record is at least 46 bytes.
+	if count > dirSize/46 {
+		return nil, formatErr("central directory declares %d entries in %d bytes", count, dirSize)
+	}
+	if count > uint64(o.maxFiles()) {
+		return nil, fmt.Errorf("%w: %d entries, more than %d", ErrLimit, count, o.maxFiles())
+	}
+	dir := make([]byte, dirSize)
+	if _, err := r.ReadAt(dir, int64(dirOff)); err != nil {
+		return nil, formatErr("reading central directory: %v", err)
+	}
+	entries := make([]zipEntry, 0, count)
+	var total int64
+	for i := uint64(0); i < count; i++ {
+		if len(dir) < 46 || binary.LittleEndian.Uint32(dir) != sigCentral {
+			return nil, formatErr("bad central directory record %d", i)
+		}
+		madeBy := binary.LittleEndian.Uint16(dir[4:])
+		flags := binary.LittleEndian.Uint16(dir[8:])
+		e := zipEntry{
+			method: binary.LittleEndian.Uint16(dir[10:]),
+			crc:    binary.LittleEndian.Uint32(dir[16:]),
+			csize:  int64(binary.LittleEndian.Uint32(dir[20:])),
+			usize:  int64(binary.LittleEndian.Uint32(dir[24:])),
+			offset: int64(binary.LittleEndian.Uint32(dir[42:])),
+		}
+		nameLen := int(binary.LittleEndian.Uint16(dir[28:]))
+		extraLen := int(binary.LittleEndian.Uint16(dir[30:]))
+		commentLen := int(binary.LittleEndian.Uint16(dir[32:]))
+		attrs := binary.LittleEndian.Uint32(dir[38:])
+		if len(dir) < 46+nameLen+extraLen+commentLen {
+			return nil, formatErr("bad central directory record %d", i)
+		}
+		e.name = string(dir[46 : 46+nameLen])
+		extra := dir[46+nameLen : 46+nameLen+extraLen]
+		dir = dir[46+nameLen+extraLen+commentLen:]
+		// Zip64 extended information: the 64-bit values of the fields set
+		// to 0xffffffff, in the order usize, csize, offset.
+		for len(extra) >= 4 {
+			tag := binary.LittleEndian.Uint16(extra)
+			n := int(binary.LittleEndian.Uint16(extra[2:]))
+			if len(extra) < 4+n {
+				break
+			}
+			field := extra[4 : 4+n]
+			extra = extra[4+n:]
+			if tag != 0x0001 {
+				continue
+			}
+			for _, p := range []*int64{&e.usize, &e.csize, &e.offset} {
+				if *p != 0xffffffff {
+					continue
+				}
+				if len(field) < 8 {
+					return nil, &PackageError{Entry: e.name, Err: formatErr("bad zip64 extra field")}
+				}
+				v := binary.LittleEndian.Uint64(field)
+				if v > 1<<62 {
+					return nil, &PackageError{Entry: e.name, Err: formatErr("size out of range")}
+				}
+				*p = int64(v)
+				field = field[8:]
+			}
+		}
+		if madeBy>>8 == 3 { // Unix
+			m := attrs >> 16
+			e.mode = fs.FileMode(m & 0o777)
+			switch m & 0o170000 {
+			case 0o120000:
+				e.mode |= fs.ModeSymlink
+			case 0o040000:
+				e.mode |= fs.ModeDir
+			case 0o100000, 0:
+			default:
+				e.mode |= fs.ModeIrregular
+			}
+		}
+		e.isDir = strings.HasSuffix(e.name, "/")
+		e.desc = flags&8 != 0
+		if err := checkName(strings.TrimSuffix(e.name, "/")); err != nil {
+			return nil, &PackageError{Entry: e.name, Err: err}
+		}
+		switch {
+		case flags&1 != 0:
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: encrypted entry", ErrUnsupported)}
+		case e.method != 0 && e.method != 8:
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: compression method %d", ErrUnsupported, e.method)}
+		case e.mode&fs.ModeSymlink != 0:
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: symbolic link", ErrUnsupported)}
+		case e.mode&fs.ModeIrregular != 0 || (e.mode&fs.ModeDir != 0) != e.isDir && e.mode.Type() != 0:
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: file type %o", ErrUnsupported, attrs>>16)}
+		case e.isDir && e.usize != 0:
+			return nil, &PackageError{Entry: e.name, Err: formatErr("directory entry with contents")}
+		case e.method == 0 && e.csize != e.usize:
+			return nil, &PackageError{Entry: e.name, Err: formatErr("stored entry with compressed size %d and size %d", e.csize, e.usize)}
+		case e.offset > size || e.csize > size-e.offset:
+			return nil, &PackageError{Entry: e.name, Err: formatErr("entry extends past the end of the archive (truncated?)")}
+		}
+		if e.usize > ratioFloor && e.usize/max(e.csize, 1) > o.maxRatio() {
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: compression ratio %d:1 above %d:1", ErrLimit, e.usize/max(e.csize, 1), o.maxRatio())}
+		}
+		total += e.usize
+		if total > o.maxSize() || total < 0 {
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: total uncompressed size above %d bytes", ErrLimit, o.maxSize())}
+		}
+		e.skipped = e.isDir || o.Module && skipModule(e.name)
+		entries = append(entries, e)
+	}
+	// Names: no duplicates, no name both a file and a directory.
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.name, "/"))
+	}
+	slices.Sort(names)
+	for i := 1; i < len(names); i++ {
+		if names[i] == names[i-1] {
+			return nil, &PackageError{Entry: names[i], Err: ErrDuplicate}
+		}
+	}
+	// A file name may not be a directory of another entry.
+	files := make(map[string]bool)
+	for _, e := range entries {
+		if !e.isDir {
+			files[e.name] = true
+		}
+	}
+	for _, e := range entries {
+		n := e.name
+		for i := len(n) - 2; i > 0; i-- {
+			if n[i] == '/' && files[n[:i]] {
+				return nil, &PackageError{Entry: n[:i], Err: fmt.Errorf("%w: used as a file and as a directory", ErrDuplicate)}
+			}
+		}
+	}
+	slot := 0
+	for i := range entries {
+		if !entries[i].skipped {
+			entries[i].slot = slot
+			slot++
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b zipEntry) int {
+		switch {
+		case a.offset < b.offset:
+			return -1
+		case a.offset > b.offset:
+			return 1
+		}
+		return 0
+	})
+	return entries, nil
+}
