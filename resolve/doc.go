@@ -41,17 +41,26 @@
 //   - for a provider, the newest version that every constraint allows; the
 //     locked version if every constraint still allows it (unless an
 //     upgrade is asked); an error ([*LockedMismatchError]) if a constraint
-//     now forbids the locked version;
+//     now forbids the locked version. As in OpenTofu, version 0.0.0 is
+//     never picked, kept or carried over, even without a constraint;
 //   - for a module call, the newest version its constraint allows, or the
-//     locked one; with Options.UnifyModules, one version per module source;
+//     locked one; with Options.UnifyModules, one version per module source.
+//     A pick from the list carries the origin's name for the version
+//     ([ModulePick].Tag: the git or OCI tag) and, unless it keeps the
+//     locked version, the commit or digest the lister reported
+//     (Package.Pin), so that the fetcher checks it;
 //   - nothing for built-in providers, dev overrides, unmanaged providers
-//     and modules pinned by their source address.
+//     and modules pinned by their source address. The only built-in
+//     provider is terraform.io/builtin/terraform; any other built-in name
+//     is an [*UnknownBuiltinError].
 //
 // Failures are typed: [*ConflictError] (constraints that each allow some
 // version but not together; the message lists each constraint with its
-// origin and the available versions), [*NoMatchError], [*NoVersionsError],
+// origin and the available versions), [*NoMatchError] (for a git or OCI
+// module it lists the tags seen, else the available versions),
+// [*NoVersionsError],
 // [*UnknownPackageError] (wrapping [source.ErrNotFound]), [*ListError],
-// [*LockedMismatchError], [*LockedUnavailableError] and
-// [*BuiltinConstraintError]. [Selection.Explain] prints why each version
+// [*LockedMismatchError], [*LockedUnavailableError],
+// [*BuiltinConstraintError] and [*UnknownBuiltinError]. [Selection.Explain] prints why each version
 // was picked; [Selection.Apply] writes the picks into a lock file.
 package resolve

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 // ConflictError reports that no available version satisfies every
@@ -31,15 +32,39 @@ func (e *ConflictError) Error() string {
 
 // NoMatchError reports that a single requirement allows none of the
 // available versions of a package.
+//
+// For a module whose versions are tags (a git or OCI repository), Tags
+// holds the names of the version tags seen, in version order, and the
+// message lists them:
+//
+//	module "net": no tag of git::https://example.com/net.git matches ~> 2.0 (required by root module (main.tf:5)); tags seen: v1.0.0, v1.1.0
+//
+// Registry modules and providers list the available versions instead.
 type NoMatchError struct {
 	Package     source.Package
 	Call        string // module call path, or empty
 	Requirement Requirement
 	Available   []versions.Version
+	// Tags are the tag names Available are published under (the lister's
+	// Available.Ref, or the version itself when the tag spells it so);
+	// nil for packages whose versions are not tags.
+	Tags []string
 }
 
 // Error implements error.
 func (e *NoMatchError) Error() string {
+	if len(e.Tags) > 0 {
+		prefix := ""
+		if e.Call != "" {
+			prefix = fmt.Sprintf("module %q: ", e.Call)
+		}
+		c := e.Requirement.Constraints.String()
+		if c == "" {
+			c = "any release version"
+		}
+		return fmt.Sprintf("%sno tag of %s matches %s (required by %s); tags seen: %s",
+			prefix, display(e.Package), c, e.Requirement.Origin, strings.Join(e.Tags, ", "))
+	}
 	return fmt.Sprintf("no available version of %s matches the constraint: %s; available: %s",
 		packageName(e.Package, e.Call), constraintList([]Requirement{e.Requirement}), versionList(e.Available))
 }
@@ -51,9 +76,14 @@ type NoVersionsError struct {
 	Requirements []Requirement
 }
 
-// Error implements error.
+// Error implements error. For a git or OCI module the message says that
+// the repository has no tag that is a version.
 func (e *NoVersionsError) Error() string {
-	return fmt.Sprintf("%s has no published versions (required by %s)", display(e.Package), originList(e.Requirements))
+	what := "no published versions"
+	if tagged(e.Package) {
+		what = "no tag that is a version"
+	}
+	return fmt.Sprintf("%s has %s (required by %s)", display(e.Package), what, originList(e.Requirements))
 }
 
 // UnknownPackageError reports that the source does not know a package. It
@@ -133,6 +163,20 @@ func (e *BuiltinConstraintError) Error() string {
 		e.Provider, e.Requirement.Origin, e.Requirement.Constraints)
 }
 
+// UnknownBuiltinError reports a built-in provider address
+// (terraform.io/builtin/X) other than terraform.io/builtin/terraform, the
+// only built-in provider OpenTofu has. The message is OpenTofu's.
+type UnknownBuiltinError struct {
+	Provider     tfaddr.Provider
+	Requirements []Requirement
+}
+
+// Error implements error.
+func (e *UnknownBuiltinError) Error() string {
+	return fmt.Sprintf("%s: this OpenTofu release has no built-in provider named %q (required by %s)",
+		e.Provider, e.Provider.Type, originList(e.Requirements))
+}
+
 func packageKind(p source.Package) string {
 	if _, ok := p.(source.ModulePackage); ok {
 		return "module"
@@ -147,8 +191,21 @@ func packageName(p source.Package, call string) string {
 	return fmt.Sprintf("%s %s", packageKind(p), display(p))
 }
 
+// tagged reports whether p is a module whose versions are tags: a git or
+// OCI repository.
+func tagged(p source.Package) bool {
+	m, ok := p.(source.ModulePackage)
+	if !ok {
+		return false
+	}
+	ms, err := address.ParseModuleSource(m.Source)
+	r, ok := ms.(address.Remote)
+	return err == nil && ok && (r.Kind == address.KindGit || r.Kind == address.KindOCI)
+}
+
 // display names a package in messages: a provider by its full address
-// (the host is never left out), a module by its source.
+// (the host is never left out), a module by its source without
+// credentials.
 func display(p source.Package) string {
 	switch p := p.(type) {
 	case source.ProviderPackage:
@@ -159,7 +216,7 @@ func display(p source.Package) string {
 	case nil:
 		return "<no package>"
 	}
-	return p.ForDisplay()
+	return address.Redact(p.ForDisplay())
 }
 
 func constraintList(reqs []Requirement) string {

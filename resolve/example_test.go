@@ -171,3 +171,31 @@ provider "registry.opentofu.org/hashicorp/null" {
 	//   constraints = "~> 5.1"
 	// }
 }
+
+// A git module whose version constraint matches no tag: the error lists
+// the tags the lister saw.
+func ExampleNoMatchError() {
+	mod, _ := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(`
+module "net" {
+  source  = "git::https://example.com/net.git"
+  version = "~> 2.0"
+}
+`)}}, "", resolve.ReadOptions{})
+	lister := source.ListerFunc(func(_ context.Context, pkg source.Package) ([]source.Available, error) {
+		var out []source.Available
+		for _, tag := range []string{"v1.0.0", "v1.1.0"} {
+			v, _ := versions.ParseModuleVersion(tag)
+			out = append(out, source.Available{Version: v, Ref: tag})
+		}
+		return out, nil
+	})
+	_, err := resolve.Resolve(context.Background(), mod.Requirements, lister, resolve.Options{})
+	var nm *resolve.NoMatchError
+	if errors.As(err, &nm) {
+		fmt.Println(nm.Tags)
+	}
+	fmt.Println(err)
+	// Output:
+	// [v1.0.0 v1.1.0]
+	// module "net": no tag of git::https://example.com/net.git matches ~> 2.0 (required by root module (main.tf:4)); tags seen: v1.0.0, v1.1.0
+}

@@ -69,12 +69,17 @@ const defaultConcurrency = 64
 // listed version that all constraints allow. A version in opts.Lock is
 // kept if every constraint still allows it, unless an upgrade is asked; a
 // locked version a constraint now forbids is a [*LockedMismatchError].
-// Built-in providers are never looked up and reject constraints
-// ([*BuiltinConstraintError]); dev overrides and unmanaged providers are
-// skipped.
+// Version 0.0.0 is never picked, as in OpenTofu. Built-in providers are
+// never looked up and reject constraints ([*BuiltinConstraintError]);
+// a built-in name other than "terraform" is an [*UnknownBuiltinError].
+// Dev overrides and unmanaged providers are skipped.
 //
 // Modules: each call is resolved on its own constraint (see
-// Options.UnifyModules). A call pinned by its source string, or a remote
+// Options.UnifyModules). A pick from the listed versions gets the tag and,
+// unless the lock file's version is kept, the commit or digest the lister
+// reported for it ([ModulePick].Tag, Package.Pin). When a git or OCI
+// module's constraint matches no tag, the [*NoMatchError] lists the tags
+// seen. A call pinned by its source string, or a remote
 // module other than a registry module without a version constraint, is
 // passed through with reason [Pinned].
 //
@@ -193,7 +198,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 		if opts.UnifyModules {
 			u := unified[pkg.Source]
 			if u == nil {
-				u = unifyModule(pkg.Source, callNames, calls, modReqs, l.versions, lock, opts)
+				u = unifyModule(pkg.Source, callNames, calls, modReqs, l, lock, opts)
 				unified[pkg.Source] = u
 				if u.err != nil {
 					errs = append(errs, u.err)
@@ -211,10 +216,11 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 				pick.Locked = versions.Version{}
 			}
 			pick.Available = len(l.versions)
+			l.setListed(&pick)
 			sel.Modules = append(sel.Modules, pick)
 			continue
 		}
-		if err := pickModule(&pick, l.versions, lock, opts); err != nil {
+		if err := pickModule(&pick, l, lock, opts); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -244,7 +250,32 @@ func moduleNeedsListing(pkg source.ModulePackage, rs []Requirement) bool {
 
 type listResult struct {
 	versions []versions.Version // ascending, no duplicates
-	err      error
+	// listed holds, per version, the first entry the lister reported for
+	// it: its origin name (Ref) and identity (Pin).
+	listed map[versions.Version]source.Available
+	err    error
+}
+
+// tags returns the names vs are published under at the origin: each
+// version's Ref when the lister reported one, else the version itself.
+func (l listResult) tags(vs []versions.Version) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = cmp.Or(l.listed[v].Ref, v.String())
+	}
+	return out
+}
+
+// setListed copies what the lister reported about the picked version into
+// pick: its origin name (Tag) always, its identity (Package.Pin) unless the
+// pick keeps the lock file's version, whose recorded commit or digest the
+// installer uses instead.
+func (l listResult) setListed(pick *ModulePick) {
+	a := l.listed[pick.Package.Version]
+	pick.Tag = a.Ref
+	if pick.Reason != Locked {
+		pick.Package.Pin = a.Pin
+	}
 }
 
 // listAll asks lister about every package once, with at most limit calls in
@@ -264,13 +295,15 @@ func listAll(ctx context.Context, lister source.Lister, pkgs []source.Package, l
 			if err != nil {
 				r.err = err
 			} else {
+				r.listed = make(map[versions.Version]source.Available, len(av))
 				for _, a := range av {
-					if !a.Version.IsZero() {
-						r.versions = append(r.versions, a.Version)
+					if _, dup := r.listed[a.Version]; a.Version.IsZero() || dup {
+						continue
 					}
+					r.listed[a.Version] = a
+					r.versions = append(r.versions, a.Version)
 				}
 				versions.Sort(r.versions)
-				r.versions = slices.Compact(r.versions)
 			}
 			mu.Lock()
 			out[pkg.String()] = r
@@ -311,7 +344,9 @@ func intersect(rs []Requirement) versions.Constraints {
 
 // noVersionError explains why nothing in vs satisfies c: the package has no
 // versions, one constraint alone matches nothing, or constraints conflict.
-func noVersionError(pkg source.Package, call string, rs []Requirement, vs []versions.Version) error {
+// tags, for a module whose versions are tags (git, OCI), are the names vs
+// are published under; nil otherwise.
+func noVersionError(pkg source.Package, call string, rs []Requirement, vs []versions.Version, tags []string) error {
 	if len(vs) == 0 {
 		return &NoVersionsError{Package: pkg, Requirements: rs}
 	}
@@ -323,12 +358,12 @@ func noVersionError(pkg source.Package, call string, rs []Requirement, vs []vers
 	}
 	for _, r := range constrained {
 		if _, ok := versions.Newest(vs, r.Constraints); !ok {
-			return &NoMatchError{Package: pkg, Call: call, Requirement: r, Available: vs}
+			return &NoMatchError{Package: pkg, Call: call, Requirement: r, Available: vs, Tags: tags}
 		}
 	}
 	if len(constrained) == 0 {
 		// Only pre-releases exist, and nothing asks for one.
-		return &NoMatchError{Package: pkg, Call: call, Requirement: rs[0], Available: vs}
+		return &NoMatchError{Package: pkg, Call: call, Requirement: rs[0], Available: vs, Tags: tags}
 	}
 	return &ConflictError{Package: pkg, Call: call, Requirements: constrained, Available: vs}
 }
@@ -338,6 +373,9 @@ func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]list
 	pkg := source.ProviderPackage{Addr: addr}
 	switch {
 	case addr.IsBuiltIn():
+		if addr.Type != builtinTerraform {
+			return pick, &UnknownBuiltinError{Provider: addr, Requirements: rs}
+		}
 		for _, r := range rs {
 			if !r.Constraints.IsZero() {
 				return pick, &BuiltinConstraintError{Provider: addr, Requirement: r}
@@ -354,13 +392,17 @@ func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]list
 	if l.err != nil {
 		return pick, packageError(pkg, rs, l.err)
 	}
-	vs := l.versions
+	// OpenTofu never selects 0.0.0 (go-versions puts it in no constrained
+	// set, and MeetingConstraints is never unconstrained), even when no
+	// constraint is given or the lock file holds it.
+	vs := slices.DeleteFunc(slices.Clone(l.versions), func(v versions.Version) bool { return v == unspecified })
 	pick.Available = len(vs)
+	allows := func(v versions.Version) bool { return v != unspecified && pick.Constraints.Allows(v) }
 	upgrade := opts.Upgrade || slices.Contains(opts.UpgradeProviders, addr)
 	locked, ok := lock.providers[addr]
 	pick.Locked = locked
 	if !upgrade && ok {
-		if !pick.Constraints.Allows(locked) {
+		if !allows(locked) {
 			return pick, &LockedMismatchError{Provider: addr, Locked: locked, Constraints: pick.Constraints, Requirements: rs}
 		}
 		if !slices.Contains(vs, locked) {
@@ -371,7 +413,7 @@ func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]list
 	}
 	if !upgrade && !ok && opts.TranslatePredecessor {
 		if pred, isPred := predecessor(addr); isPred {
-			if v, ok := lock.providers[pred]; ok && pick.Constraints.Allows(v) && slices.Contains(vs, v) {
+			if v, ok := lock.providers[pred]; ok && allows(v) && slices.Contains(vs, v) {
 				pick.Version, pick.Reason, pick.Locked = v, Translated, v
 				return pick, nil
 			}
@@ -379,7 +421,8 @@ func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]list
 	}
 	v, found := versions.Newest(vs, pick.Constraints)
 	if !found {
-		return pick, noVersionError(pkg, "", rs, vs)
+		// The error lists what the source offers, 0.0.0 included.
+		return pick, noVersionError(pkg, "", rs, l.versions, nil)
 	}
 	pick.Version, pick.Reason = v, Newest
 	if upgrade {
@@ -387,6 +430,14 @@ func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]list
 	}
 	return pick, nil
 }
+
+// builtinTerraform is the only built-in provider type OpenTofu has:
+// terraform.io/builtin/terraform.
+const builtinTerraform = "terraform"
+
+// unspecified is version 0.0.0, which OpenTofu never selects for a
+// provider.
+var unspecified = versions.MustParse("0.0.0")
 
 // predecessor returns registry.terraform.io/hashicorp/X for
 // registry.opentofu.org/hashicorp/X.
@@ -411,7 +462,8 @@ func upgradeModule(call string, opts Options) bool {
 	return false
 }
 
-func pickModule(pick *ModulePick, vs []versions.Version, lock lockView, opts Options) error {
+func pickModule(pick *ModulePick, l listResult, lock lockView, opts Options) error {
+	vs := l.versions
 	pick.Available = len(vs)
 	pkg := source.ModulePackage{Source: pick.Package.Source}
 	upgrade := upgradeModule(pick.Call, opts)
@@ -425,11 +477,12 @@ func pickModule(pick *ModulePick, vs []versions.Version, lock lockView, opts Opt
 			return &LockedUnavailableError{Package: pkg, Call: pick.Call, Locked: lm.version, Available: vs}
 		}
 		pick.Package.Version, pick.Reason = lm.version, Locked
+		l.setListed(pick)
 		return nil
 	}
 	v, found := versions.Newest(vs, pick.Constraints)
 	if !found {
-		return noVersionError(pkg, pick.Call, pick.Requirements, vs)
+		return noVersionError(pkg, pick.Call, pick.Requirements, vs, tagsOf(pick.Package.Source, l))
 	}
 	pick.Package.Version = v
 	switch {
@@ -440,7 +493,17 @@ func pickModule(pick *ModulePick, vs []versions.Version, lock lockView, opts Opt
 	default:
 		pick.Reason = Newest
 	}
+	l.setListed(pick)
 	return nil
+}
+
+// tagsOf returns the tag names l holds when src is a module whose versions
+// are tags (a git repository or an OCI repository), else nil.
+func tagsOf(src string, l listResult) []string {
+	if !tagged(source.ModulePackage{Source: src}) {
+		return nil
+	}
+	return l.tags(l.versions)
 }
 
 type unifiedPick struct {
@@ -452,7 +515,8 @@ type unifiedPick struct {
 }
 
 // unifyModule chooses one version for every listed call of src.
-func unifyModule(src string, callNames []string, calls map[string]source.ModulePackage, modReqs map[string][]Requirement, vs []versions.Version, lock lockView, opts Options) *unifiedPick {
+func unifyModule(src string, callNames []string, calls map[string]source.ModulePackage, modReqs map[string][]Requirement, l listResult, lock lockView, opts Options) *unifiedPick {
+	vs := l.versions
 	u := &unifiedPick{}
 	var group []string
 	for _, c := range callNames {
@@ -481,7 +545,7 @@ func unifyModule(src string, callNames []string, calls map[string]source.ModuleP
 	}
 	v, found := versions.Newest(vs, u.constraints)
 	if !found {
-		u.err = noVersionError(source.ModulePackage{Source: src}, "", u.reqs, vs)
+		u.err = noVersionError(source.ModulePackage{Source: src}, "", u.reqs, vs, tagsOf(src, l))
 		return u
 	}
 	u.version = v

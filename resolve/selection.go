@@ -10,6 +10,7 @@ import (
 
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 // Reason says why the solver picked what it picked.
@@ -74,8 +75,20 @@ type ProviderPick struct {
 // ModulePick is the selection for one module call.
 type ModulePick struct {
 	Call string // call path: "vpc", "app.vpc"
-	// Package is the module package: Source, and Version or Ref.
+	// Package is the module package: Source, and Version or Ref. For a
+	// version picked from the lister's list with another reason than
+	// Locked, Pin is the commit or digest the lister reported for that
+	// version (source.Available.Pin), or empty; a fetcher then checks that
+	// what it brings has that identity, and a git source can still bring a
+	// version whose tag is gone upstream from its cache. A Locked pick
+	// leaves Pin empty: the lock file's commit or digest is the one to
+	// check. Ref stays empty for a version pick, since a source refuses a
+	// package with both a Version and a Ref; see Tag.
 	Package source.ModulePackage
+	// Tag is the name the picked version is published under at its origin
+	// (source.Available.Ref: a git tag "v1.2.0", an OCI tag "1.2.0_build")
+	// when the lister reported one; empty otherwise.
+	Tag string
 	// LockSource is the source the lock file records for the call (see
 	// [Requirement].LockSource); never empty.
 	LockSource string
@@ -148,7 +161,10 @@ func (p *ProviderPick) Explain() string {
 // Explain describes the pick like [ProviderPick.Explain].
 func (p *ModulePick) Explain() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "module %q %s", p.Call, p.Package.ForDisplay())
+	fmt.Fprintf(&b, "module %q %s", p.Call, address.Redact(p.Package.ForDisplay()))
+	if p.Tag != "" {
+		fmt.Fprintf(&b, " (tag %s)", p.Tag)
+	}
 	b.WriteString(": ")
 	b.WriteString(explainReason(p.Reason, p.Package.Version, p.Locked, p.Constraints, p.Available))
 	b.WriteString("\n")

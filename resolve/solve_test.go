@@ -26,10 +26,12 @@ import (
 // mapLister is an in-memory [source.Lister]: versions keyed by the
 // package's String() (a provider address, or a module source). A key in
 // fail makes Versions fail with that error; a package in neither map is
-// unknown (source.ErrNotFound). It counts the calls per package.
+// unknown (source.ErrNotFound). tags adds a Ref and a Pin to some listed
+// versions. It counts the calls per package.
 type mapLister struct {
 	versions map[string][]versions.Version
 	fail     map[string]error
+	tags     map[string]map[versions.Version]source.Available
 
 	mu    sync.Mutex
 	calls map[string]int
@@ -55,7 +57,8 @@ func (l *mapLister) Versions(ctx context.Context, pkg source.Package) ([]source.
 	}
 	out := make([]source.Available, len(vs))
 	for i, v := range vs {
-		out[i] = source.Available{Version: v}
+		out[i] = l.tags[key][v]
+		out[i].Version = v
 	}
 	return out, nil
 }
@@ -131,7 +134,7 @@ func parseScenarios(t *testing.T, path string) []*scenario {
 			continue
 		}
 		if sc == nil {
-			sc = &scenario{file: filepath.Base(path), line: lineno, lister: &mapLister{versions: map[string][]versions.Version{}, fail: map[string]error{}}, lock: lockfile.New(), calls: -1}
+			sc = &scenario{file: filepath.Base(path), line: lineno, lister: &mapLister{versions: map[string][]versions.Version{}, fail: map[string]error{}, tags: map[string]map[versions.Version]source.Available{}}, lock: lockfile.New(), calls: -1}
 			out = append(out, sc)
 		}
 		verb, rest, _ := strings.Cut(line, " ")
@@ -165,6 +168,29 @@ func parseScenarios(t *testing.T, path string) []*scenario {
 				vs = append(vs, v)
 			}
 			sc.lister.versions[key] = vs
+		case "tag": // tag module SOURCE VERSION [ref=REF] [pin=PIN]
+			if len(f) < 3 || f[0] != "module" {
+				fatal("want tag module SOURCE VERSION [ref=REF] [pin=PIN]")
+			}
+			v, err := versions.ParseModuleVersion(f[2])
+			if err != nil {
+				fatal("%v", err)
+			}
+			var a source.Available
+			for _, kv := range f[3:] {
+				switch k, val, _ := strings.Cut(kv, "="); k {
+				case "ref":
+					a.Ref = val
+				case "pin":
+					a.Pin = val
+				default:
+					fatal("unknown tag attribute %q", kv)
+				}
+			}
+			if sc.lister.tags[f[1]] == nil {
+				sc.lister.tags[f[1]] = map[versions.Version]source.Available{}
+			}
+			sc.lister.tags[f[1]][v] = a
 		case "fail": // fail ADDR|module SOURCE MESSAGE...
 			if f[0] == "module" {
 				sc.lister.fail[f[1]] = errors.New(strings.Join(f[2:], " "))
@@ -274,7 +300,14 @@ func pickLines(sel *resolve.Selection) []string {
 		if m.Package.Ref != "" {
 			v = "ref=" + m.Package.Ref
 		}
-		out = append(out, fmt.Sprintf("module %s %s %s %s", m.Call, m.Package.Source, v, m.Reason))
+		line := fmt.Sprintf("module %s %s %s %s", m.Call, m.Package.Source, v, m.Reason)
+		if m.Tag != "" {
+			line += " tag=" + m.Tag
+		}
+		if m.Package.Pin != "" {
+			line += " pin=" + m.Package.Pin
+		}
+		out = append(out, line)
 	}
 	return out
 }
@@ -328,6 +361,9 @@ func errTypeOK(err error, name string) bool {
 		return errors.As(err, &e)
 	case "BuiltinConstraintError":
 		var e *resolve.BuiltinConstraintError
+		return errors.As(err, &e)
+	case "UnknownBuiltinError":
+		var e *resolve.UnknownBuiltinError
 		return errors.As(err, &e)
 	case "ReattachError":
 		var e *resolve.ReattachError
