@@ -129,7 +129,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		opts.Cache = ch
 	}
 	if c.dir == "" {
-		w, err := installtest.Start(ctx, installtest.Options{})
+		w, err := installtest.Start(ctx, installtest.Options{Events: out})
 		if err != nil {
 			return err
 		}
@@ -255,6 +255,7 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 		Hosts:       hosts,
 		Remote:      d,
 		Warn:        warn,
+		Events:      out,
 	})
 	d.Registry = reg
 	d.Git = git.NewSource(git.Options{UserConfig: true, Warn: warn, Events: out})
@@ -271,7 +272,7 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	case c.fsMirror != "":
 		d.Providers = mirror.NewFilesystem(c.fsMirror)
 	case c.netMirror != "":
-		n, err := mirror.NewNetwork(mirror.NetworkOptions{URL: c.netMirror, Token: cfg.Token})
+		n, err := mirror.NewNetwork(mirror.NetworkOptions{URL: c.netMirror, Token: cfg.Token, Client: netMirrorClient})
 		if err != nil {
 			return nil, nil, "", err
 		}
@@ -293,10 +294,32 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	return d, overrides, pluginCache, nil
 }
 
-// printer draws progress from events as plain lines.
+// netMirrorClient is the HTTP client of -net-mirror; nil means the
+// mirror package's default. Tests set it to trust their server.
+var netMirrorClient mirror.HTTPClient
+
+// printer draws progress from events as plain lines. A download is
+// reported by Init and, with bytes done and total, by the source itself:
+// started and done are drawn once per package.
 type printer struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	started map[string]bool
+	done    map[string]bool
+}
+
+// first reports whether this is the first time key is marked in *set.
+func (p *printer) first(set *map[string]bool, key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if *set == nil {
+		*set = map[string]bool{}
+	}
+	if (*set)[key] {
+		return false
+	}
+	(*set)[key] = true
+	return true
 }
 
 func (p *printer) printf(format string, args ...any) {
@@ -307,9 +330,9 @@ func (p *printer) printf(format string, args ...any) {
 
 // Event implements source.Events.
 func (p *printer) Event(e source.Event) {
-	name := ""
+	name, key := "", ""
 	if e.Package != nil {
-		name = e.Package.ForDisplay()
+		name, key = e.Package.ForDisplay(), e.Package.String()
 	}
 	switch e.Kind {
 	case source.EventResolving:
@@ -317,8 +340,19 @@ func (p *printer) Event(e source.Event) {
 	case source.EventVersionChosen:
 		p.printf("- Selected %s (%s)\n", name, e.Detail)
 	case source.EventFetchStarted:
-		p.printf("- Downloading %s...\n", name)
+		if p.first(&p.started, key) {
+			p.printf("- Downloading %s...\n", name)
+		}
+	case source.EventFetchProgress:
+		if e.Total > 0 {
+			p.printf("  %s: %d of %d bytes (%d%%)\n", name, e.Bytes, e.Total, e.Bytes*100/e.Total)
+		} else {
+			p.printf("  %s: %d bytes\n", name, e.Bytes)
+		}
 	case source.EventFetchDone:
+		if !p.first(&p.done, key) {
+			return
+		}
 		if e.Total > 0 {
 			p.printf("- Downloaded %s (%d bytes)\n", name, e.Total)
 		} else {

@@ -37,10 +37,20 @@ func TestSampleDemo(t *testing.T) {
 		`module "storage": added`,
 		`module "network": repinned at 1.0.0`,
 		"Review those changes",
+		// Progress: Init's events and the sources' bytes done/total.
+		"- Finding versions of registry.example.test/acme/cloud...",
+		"- Selected registry.example.test/acme/cloud v1.0.0 (locked)",
+		"- Downloading registry.example.test/acme/cloud v1.0.0 (" + source.CurrentPlatform.String() + ")...",
+		"bytes (100%)",
+		"- Verified registry.example.test/acme/cloud v1.0.0 (" + source.CurrentPlatform.String() + "): checksum signed by key ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("first run output lacks %q:\n%s", want, out)
 		}
+	}
+	// Init and the registry source both report the download: drawn once.
+	if n := strings.Count(out, "- Downloading registry.example.test/acme/cloud v1.0.0 ("); n != 1 {
+		t.Errorf("the download of acme/cloud is drawn %d times, want once:\n%s", n, out)
 	}
 	lf, err := lockfile.ParseFile(filepath.Join(work, ".terraform.lock.hcl"))
 	if err != nil {

@@ -145,7 +145,13 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		}
 		all := versions.Intersect(byAddr[addr]...)
 		if !all.Allows(pl.Version) {
-			problems = append(problems, fmt.Sprintf("provider %s: locked version selection %s doesn't match the updated version constraints %q", addr, pl.Version, all.String()))
+			// As OpenTofu: when the constraints are the ones recorded,
+			// the lock file itself was edited.
+			if all.String() != pl.Constraints {
+				problems = append(problems, fmt.Sprintf("provider %s: locked version selection %s doesn't match the updated version constraints %q", addr, pl.Version, all.String()))
+			} else {
+				problems = append(problems, fmt.Sprintf("provider %s: version constraints %q don't match the locked version selection %s", addr, all.String(), pl.Version))
+			}
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -163,7 +169,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 				_, err = hash.Verify(pkg.ForDisplay(), []hash.Hash{h}, pl.Hashes)
 			}
 			if err != nil {
-				errs = append(errs, &PackageMismatchError{Package: pkg, Dir: inst.Dir, Err: err})
+				errs = append(errs, &PackageMismatchError{Package: pkg, Dir: pd.Root(), PackageDir: inst.Dir, Err: err})
 				continue
 			}
 		}
@@ -175,6 +181,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		res.Providers = append(res.Providers, CheckedProvider{Package: pkg, Dir: inst.Dir, Executable: exe})
 	}
 	if len(problems) > 0 {
+		slices.Sort(problems) // OpenTofu's order: by message
 		errs = append([]error{&InconsistentLockError{Problems: problems, Initial: initial}}, errs...)
 	}
 	return res, errors.Join(errs...)

@@ -112,31 +112,39 @@ func (e *InconsistentLockError) Error() string {
 
 // PackageMismatchError is Check's report of an installed provider package
 // whose contents match none of the checksums recorded in the lock file.
-// It wraps a [*hash.MismatchError] (or the error met while hashing).
+// It wraps a [*hash.MismatchError] (or the error met while hashing). Its
+// message is OpenTofu's: "the cached package for ADDRESS VERSION (in
+// DIR) does not match any of the checksums recorded in the dependency lock
+// file".
 type PackageMismatchError struct {
 	Package source.ProviderPackage
-	// Dir is the installed package directory.
+	// Dir is the providers directory the package was looked up in
+	// (INSTALLDIR/providers), as OpenTofu names it in the message.
 	Dir string
-	Err error
+	// PackageDir is the installed package directory inside Dir.
+	PackageDir string
+	Err        error
 }
 
 func (e *PackageMismatchError) Error() string {
-	return fmt.Sprintf("the cached package for %s (in %s) does not match any of the checksums recorded in the dependency lock file", e.Package.ForDisplay(), e.Dir)
+	return fmt.Sprintf("the cached package for %s %s (in %s) does not match any of the checksums recorded in the dependency lock file", e.Package.Addr, e.Package.Version, e.Dir)
 }
 
 // Unwrap returns the cause.
 func (e *PackageMismatchError) Unwrap() error { return e.Err }
 
 // NotInstalledError is Check's report of a selected provider that has no
-// package installed for the platform.
+// package installed for the platform. Its message is OpenTofu's: "there is
+// no package for ADDRESS VERSION cached in DIR".
 type NotInstalledError struct {
 	Package source.ProviderPackage
-	Dir     string
-	Err     error
+	// Dir is the providers directory (INSTALLDIR/providers).
+	Dir string
+	Err error
 }
 
 func (e *NotInstalledError) Error() string {
-	return fmt.Sprintf("there is no package for %s cached in %s", e.Package.ForDisplay(), e.Dir)
+	return fmt.Sprintf("there is no package for %s %s cached in %s", e.Package.Addr, e.Package.Version, e.Dir)
 }
 
 // Unwrap returns the cause.

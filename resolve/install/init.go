@@ -37,6 +37,19 @@ import (
 // On error nothing is installed: packages are staged in temporary
 // directories and moved into place at the end. With
 // [Options.ProvidersLock], nothing is installed at all.
+//
+// Init reports its progress to [Options.Events]: EventResolving when it
+// asks a source for a package's versions, EventVersionChosen for each pick
+// (Detail: the reason), EventFetchStarted and EventFetchDone around each
+// download, EventCacheHit (from the cache, when it is opened with the same
+// handler) for each package found in the cache, EventVerified (Detail:
+// "matches the lock file", "checksum signed by key ..." or "trusted on
+// first use"), EventLockChanged for each change to the lock file (Detail:
+// the change) and EventWarning. Bytes done and total during a download
+// (EventFetchProgress) come from the source itself: give the sources the
+// same handler (registry.Options.Events, oci.Options.Events); they then
+// report their own EventFetchStarted and EventFetchDone for the package
+// too.
 func Init(ctx context.Context, opts Options) (*Result, error) {
 	s, err := opts.normalize()
 	if err != nil {
@@ -75,11 +88,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
 	for _, c := range res.Changes {
-		var pkg source.Package
-		if c.Module == "" {
-			pkg = source.ProviderPackage{Addr: c.Provider}
-		}
-		source.Emit(s.Events, source.Event{Kind: source.EventLockChanged, Package: pkg, Detail: c.String()})
+		source.Emit(s.Events, source.Event{Kind: source.EventLockChanged, Package: changedPackage(c, r.prev, res.Lock), Detail: c.String()})
 	}
 	res.Modules = r.moduleResults()
 	if s.ProvidersLock {
@@ -95,6 +104,23 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.Providers = installed
 	return res, nil
+}
+
+// changedPackage names the package of a lock change for its
+// EventLockChanged: the provider, or the module call's source (as the new
+// lock file records it, or the previous one for a removed call).
+func changedPackage(c lockfile.Change, prev, next *lockfile.File) source.Package {
+	if c.Module == "" {
+		return source.ProviderPackage{Addr: c.Provider}
+	}
+	ml := next.Module(c.Module)
+	if ml == nil {
+		ml = prev.Module(c.Module)
+	}
+	if ml == nil {
+		return nil
+	}
+	return source.ModulePackage{Source: ml.Source, Version: ml.Version}
 }
 
 // run is the state of one Init.

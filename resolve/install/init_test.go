@@ -401,12 +401,50 @@ func TestCheckTamperedInstall(t *testing.T) {
 	if !errors.As(err, &pm) {
 		t.Fatalf("Check = %v, want *install.PackageMismatchError", err)
 	}
-	if !strings.Contains(err.Error(), "does not match any of the checksums recorded in the dependency lock file") {
-		t.Errorf("message %q", err)
+	// OpenTofu's text (internal/command/meta_providers.go): address,
+	// version and the providers directory.
+	want := "the cached package for " + awsAddr.String() + " 5.1.0 (in " + filepath.Join(dir, ".terraform", "providers") + ") does not match any of the checksums recorded in the dependency lock file"
+	if pm.Error() != want {
+		t.Errorf("message\n got %q\nwant %q", pm.Error(), want)
+	}
+	if pm.PackageDir != awsDir {
+		t.Errorf("PackageDir = %q, want %q", pm.PackageDir, awsDir)
 	}
 	var mm *hash.MismatchError
 	if !errors.As(err, &mm) {
 		t.Errorf("error does not wrap *hash.MismatchError")
+	}
+}
+
+// TestCheckEditedLock: a lock file edited to a version its own recorded
+// constraints exclude gives OpenTofu's other wording, and a provider that is
+// not installed gives "there is no package for ... cached in ...".
+func TestCheckEditedLock(t *testing.T) {
+	dir := newConfig(t)
+	res := initAndWrite(t, install.Options{Dir: dir, Source: staticFixtures(), Cache: openCache(t)})
+	lf := res.Lock.Clone()
+	lf.Provider(awsAddr).Version = versions.MustParse("4.9.0")
+	_, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Lock: lf})
+	var ie *install.InconsistentLockError
+	if !errors.As(err, &ie) || len(ie.Problems) != 1 {
+		t.Fatalf("Check = %v, want one inconsistency", err)
+	}
+	want := `provider ` + awsAddr.String() + `: version constraints "~> 5.0" don't match the locked version selection 4.9.0`
+	if ie.Problems[0] != want {
+		t.Errorf("problem = %q, want %q", ie.Problems[0], want)
+	}
+
+	if err := os.RemoveAll(filepath.Join(dir, ".terraform", "providers", host, "hashicorp", "random")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = install.Check(context.Background(), install.CheckOptions{Dir: dir})
+	var ni *install.NotInstalledError
+	if !errors.As(err, &ni) {
+		t.Fatalf("Check = %v, want *install.NotInstalledError", err)
+	}
+	want = "there is no package for " + randAddr.String() + " 3.6.0 cached in " + filepath.Join(dir, ".terraform", "providers")
+	if ni.Error() != want {
+		t.Errorf("message\n got %q\nwant %q", ni.Error(), want)
 	}
 }
 

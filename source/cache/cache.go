@@ -21,7 +21,8 @@ import (
 
 // Options configure a [Cache]. The zero value is ready to use.
 type Options struct {
-	// Events receives cache hits and lock waits. Nil discards them.
+	// Events receives cache hits (from [Cache.Fill]), lock waits and
+	// damaged-entry warnings. Nil discards them.
 	Events source.Events
 	// TrustEntries skips re-hashing an entry each time it is used. By
 	// default (false) an entry is hashed on use and a damaged one is
@@ -91,14 +92,14 @@ func (c *Cache) Dir() string { return c.dir }
 // hashes recorded for pkg (for example in a lock file); an entry is returned
 // only if it matches one of them, or if want holds no hash of a scheme this
 // package can compute (h1:, zh:). It returns ok == false on a miss.
+//
+// Lookup is a query and reports no [source.EventCacheHit]; [Cache.Fill]
+// reports one each time it serves a package from the cache.
 func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return Entry{}, false, err
 	}
 	e, ok := c.lookup(pkg, want)
-	if ok {
-		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
-	}
 	return e, ok, nil
 }
 

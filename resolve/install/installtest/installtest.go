@@ -47,6 +47,10 @@ type Options struct {
 	// NoGit skips the git repositories (for machines without git).
 	// Default false.
 	NoGit bool
+	// Events receives the download progress the registry and OCI sources
+	// report (EventFetchStarted, EventFetchProgress with bytes done and
+	// total, EventFetchDone). Default nil: discarded.
+	Events source.Events
 }
 
 // World is a running set of sources.
@@ -153,9 +157,10 @@ func Start(ctx context.Context, opts Options) (w *World, err error) {
 	w.Source = &install.Dispatch{
 		DefaultHost: RegistryHost,
 	}
-	reg := registry.NewSource(registry.Options{HTTPClient: w.Registry.Client(), DefaultHost: RegistryHost, Remote: w.Source})
+	reg := registry.NewSource(registry.Options{HTTPClient: w.Registry.Client(), DefaultHost: RegistryHost, Remote: w.Source, Events: opts.Events})
 	w.Source.Providers = reg
 	ociOpts := w.OCI.SourceOptions(nil)
+	ociOpts.Events = opts.Events
 	ociOpts.Repository = func(ctx context.Context, repo string) (oci.Repository, error) {
 		name, ok := strings.CutPrefix(repo, OCIHost+"/")
 		if !ok {
