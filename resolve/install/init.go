@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"path"
 	"path/filepath"
@@ -57,6 +58,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	}
 	defer s.cleanup()
 	r := &run{s: s, prev: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	for _, d := range s.Lock.Warnings() {
+		r.warnings = append(r.warnings, diagnosticText(d))
+	}
 	r.lister = &runLister{r: r}
 	r.downloadSlots = make(chan struct{}, s.DownloadConcurrency)
 
@@ -72,6 +76,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		source.Emit(s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
 	}
 	next := r.prev.Clone()
+	next.SetHeader(s.Header)
 	sel.Apply(next)
 	r.recordModules(sel, next)
 	provs, err := r.fetchProviders(ctx, sel, next)
@@ -698,4 +703,16 @@ func signers(origin []hash.Record, have []hash.Hash) []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
+}
+
+// diagnosticText is a one-line form of an HCL diagnostic: where, what, why.
+func diagnosticText(d *hcl.Diagnostic) string {
+	s := d.Summary
+	if d.Detail != "" {
+		s += "; " + d.Detail
+	}
+	if d.Subject != nil {
+		s = fmt.Sprintf("%s:%d,%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, s)
+	}
+	return s
 }

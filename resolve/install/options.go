@@ -26,7 +26,9 @@ type Options struct {
 	// Dir is the root module's directory. Default ".".
 	Dir string
 	// Lock is the previous lock file. Default: Dir/.terraform.lock.hcl is
-	// read (a missing file is an empty lock file). Init never changes it.
+	// read leniently, as tofu reads it (a missing file is an empty lock
+	// file; malformed hashes and unknown blocks are kept, with warnings in
+	// [Result.Warnings]). Init never changes it.
 	Lock *lockfile.File
 	// Source lists and fetches every package: providers, registry modules
 	// and remote modules. A [*Dispatch] routes each kind to its own source.
@@ -88,6 +90,12 @@ type Options struct {
 	DownloadConcurrency int
 	// Events receives progress reports. Default nil: discarded.
 	Events source.Events
+	// Header is the header flavour of the new lock file. Default
+	// [lockfile.HeaderTofu]: OpenTofu's two lines whatever header the
+	// previous file had, since that is what tofu 1.12 writes when it
+	// rewrites a file Terraform wrote. [lockfile.HeaderTerraform] gives
+	// Terraform's.
+	Header lockfile.Header
 }
 
 const defaultConcurrency = 64
@@ -193,7 +201,10 @@ func (o Options) normalize() (*settings, error) {
 		s.DefaultHost = resolve.DefaultRegistryHost
 	}
 	if s.Lock == nil {
-		lf, err := lockfile.ParseFile(filepath.Join(s.Dir, LockFileName))
+		// Leniently, as tofu reads it: a malformed hash is kept (and
+		// warned about) rather than refused, and blocks tflock does not
+		// know are kept rather than dropped.
+		lf, err := lockfile.ParseOptions{Lenient: true}.ParseFile(filepath.Join(s.Dir, LockFileName))
 		if err != nil {
 			return nil, err
 		}
