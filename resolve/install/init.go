@@ -2,8 +2,8 @@ package install
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
