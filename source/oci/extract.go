@@ -1,22 +1,20 @@
 package oci
 
 import (
-	"archive/zip"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
@@ -110,112 +108,35 @@ func (s *Source) unpackLayer(ctx context.Context, repo Repository, layer ocispec
 		return sum, "", err
 	}
 	defer func() { f.Close(); os.Remove(f.Name()) }()
-	if err := s.extractZip(f, layer.Size, dir); err != nil {
+	if err := s.extractZip(ctx, f, layer.Size, dir); err != nil {
 		return sum, "", err
 	}
 	h1, err = hashDir(dir)
 	return sum, h1, err
 }
 
-// extractZip extracts the zip archive in f (of the given size) into dir,
-// refusing entries that would land outside dir, links and devices, and
-// archives that expand beyond the configured limits. Sizes are counted as
-// bytes are written, never trusted from the archive's headers.
-func (s *Source) extractZip(f *os.File, size int64, dir string) error {
-	zr, err := zip.NewReader(f, size)
-	if err != nil {
-		return &ArchiveError{Err: fmt.Errorf("%w: not a valid zip archive: %v", ErrUnsafeArchive, err)}
-	}
+// extractZip extracts the zip archive in f (of the given size) into dir
+// with the shared safe extractor: entries that would land outside dir,
+// links, devices, an entry present twice, and archives that expand beyond
+// the configured limits are refused with an [*ArchiveError]. Sizes are
+// counted as bytes are written, never trusted from the archive's headers.
+func (s *Source) extractZip(ctx context.Context, f *os.File, size int64, dir string) error {
 	maxFiles := s.opts.MaxFiles
 	if maxFiles <= 0 {
 		maxFiles = defaultMaxFiles
 	}
-	if len(zr.File) > maxFiles {
-		return &ArchiveError{Err: fmt.Errorf("%w: it has %d entries and the limit is %d", ErrArchiveTooLarge, len(zr.File), maxFiles)}
+	maxBytes := s.opts.MaxExtractedSize
+	if maxBytes <= 0 {
+		maxBytes = defaultMaxExtractedSize
 	}
-	remaining := s.opts.MaxExtractedSize
-	if remaining <= 0 {
-		remaining = defaultMaxExtractedSize
+	err := archive.ExtractZip(ctx, f, size, dir, archive.Options{MaxBytes: maxBytes, MaxFiles: maxFiles})
+	var ae *archive.Error
+	if !errors.As(err, &ae) {
+		return err
 	}
-	for _, zf := range zr.File {
-		rel, err := safeEntryName(zf.Name)
-		if err != nil {
-			return &ArchiveError{Entry: zf.Name, Err: err}
-		}
-		if rel == "" {
-			continue
-		}
-		target := filepath.Join(dir, filepath.FromSlash(rel))
-		mode := zf.Mode()
-		switch {
-		case mode.IsDir():
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-			continue
-		case !mode.IsRegular():
-			return &ArchiveError{Entry: zf.Name, Err: fmt.Errorf("%w: only regular files and directories are extracted, this entry has mode %v", ErrUnsafeArchive, mode)}
-		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		n, err := writeEntry(zf, target, remaining)
-		if err != nil {
-			return err
-		}
-		remaining -= n
+	sentinel := ErrUnsafeArchive
+	if errors.Is(ae, archive.ErrTooLarge) {
+		sentinel = ErrArchiveTooLarge
 	}
-	return nil
-}
-
-// writeEntry writes one file entry, at most limit bytes.
-func writeEntry(zf *zip.File, target string, limit int64) (int64, error) {
-	rc, err := zf.Open()
-	if err != nil {
-		return 0, &ArchiveError{Entry: zf.Name, Err: fmt.Errorf("%w: %v", ErrUnsafeArchive, err)}
-	}
-	defer rc.Close()
-	perm := os.FileMode(0o644)
-	if zf.Mode()&0o111 != 0 {
-		perm = 0o755
-	}
-	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return 0, &ArchiveError{Entry: zf.Name, Err: fmt.Errorf("%w: the archive holds this file twice", ErrUnsafeArchive)}
-		}
-		return 0, err
-	}
-	n, err := io.Copy(out, io.LimitReader(rc, limit+1))
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return n, &ArchiveError{Entry: zf.Name, Err: fmt.Errorf("%w: %v", ErrUnsafeArchive, err)}
-	}
-	if n > limit {
-		return n, &ArchiveError{Err: fmt.Errorf("%w: the archive expands to more than the extraction limit", ErrArchiveTooLarge)}
-	}
-	return n, nil
-}
-
-// safeEntryName checks a zip entry name and returns it cleaned, relative,
-// with forward slashes; "" for the root directory itself.
-func safeEntryName(name string) (string, error) {
-	if name == "" || strings.ContainsRune(name, '\x00') || strings.Contains(name, `\`) {
-		return "", fmt.Errorf("%w: invalid file name", ErrUnsafeArchive)
-	}
-	if path.IsAbs(name) || filepath.IsAbs(name) || filepath.VolumeName(name) != "" || (len(name) >= 2 && name[1] == ':') {
-		return "", fmt.Errorf("%w: absolute path", ErrUnsafeArchive)
-	}
-	for _, part := range strings.Split(strings.TrimSuffix(name, "/"), "/") {
-		if part == ".." {
-			return "", fmt.Errorf("%w: path escapes the package directory", ErrUnsafeArchive)
-		}
-	}
-	clean := path.Clean(name)
-	if clean == "." {
-		return "", nil
-	}
-	return clean, nil
+	return &ArchiveError{Entry: ae.Entry, Err: fmt.Errorf("%w: %s", sentinel, ae.Reason())}
 }

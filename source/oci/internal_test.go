@@ -2,7 +2,6 @@ package oci
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,37 +26,6 @@ func TestParseModuleSource(t *testing.T) {
 		got, err := parseModuleSource(in)
 		if (err != nil) != tc.wantErr || got != tc.want {
 			t.Errorf("parseModuleSource(%q) = %q, %v; want %q, error %v", in, got, err, tc.want, tc.wantErr)
-		}
-	}
-}
-
-func TestSafeEntryName(t *testing.T) {
-	tests := map[string]string{ // name → cleaned ("!" for rejected)
-		"a.tf":          "a.tf",
-		"dir/":          "dir",
-		"./a/b.tf":      "a/b.tf",
-		"a//b":          "a/b",
-		"./":            "",
-		"../a":          "!",
-		"a/../../b":     "!",
-		"a/..":          "!",
-		"/abs":          "!",
-		`a\b`:           "!",
-		"C:/x":          "!",
-		"":              "!",
-		"nul\x00byte":   "!",
-		"..hidden/file": "..hidden/file",
-	}
-	for in, want := range tests {
-		got, err := safeEntryName(in)
-		if want == "!" {
-			if !errors.Is(err, ErrUnsafeArchive) {
-				t.Errorf("safeEntryName(%q) = %q, %v; want ErrUnsafeArchive", in, got, err)
-			}
-			continue
-		}
-		if err != nil || got != want {
-			t.Errorf("safeEntryName(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }
@@ -124,25 +92,6 @@ func FuzzParseModuleSource(f *testing.F) {
 		}
 		if err := checkRepository(repo); err != nil {
 			t.Errorf("accepted %q but its repository is invalid: %v", s, err)
-		}
-	})
-}
-
-func FuzzSafeEntryName(f *testing.F) {
-	for _, s := range []string{"a.tf", "../x", "a/../../b", "/abs", `a\b`, "./", "C:/x"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, name string) {
-		clean, err := safeEntryName(name)
-		if err != nil {
-			return
-		}
-		// Whatever is accepted stays inside the target directory.
-		root := filepath.FromSlash("/root/dir")
-		target := filepath.Join(root, filepath.FromSlash(clean))
-		rel, rerr := filepath.Rel(root, target)
-		if rerr != nil || rel == ".." || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) || filepath.IsAbs(clean) {
-			t.Errorf("safeEntryName(%q) = %q escapes the directory", name, clean)
 		}
 	})
 }

@@ -108,22 +108,26 @@ func noVersionsError() error {
 	return fmt.Errorf("%w (%w): a module call with this source cannot have a version argument, as it does not come from a module registry", ErrNoVersions, source.ErrVersionNotFound)
 }
 
+// archiveSourceName names an ArchiveSource in errors about packages it does
+// not serve (errors about a URL name the URL's host).
+const archiveSourceName = "http archives"
+
 // parse checks that pkg is a module package at an HTTP(S) URL.
 func (a *ArchiveSource) parse(pkg source.Package) (source.ModulePackage, address.Remote, error) {
 	p, ok := pkg.(source.ModulePackage)
 	if !ok {
-		return source.ModulePackage{}, address.Remote{}, &source.Error{Package: pkg, Err: fmt.Errorf("%w: unsupported package type %T", source.ErrNotFound, pkg)}
+		return source.ModulePackage{}, address.Remote{}, &source.Error{Source: archiveSourceName, Package: pkg, Err: fmt.Errorf("%w: unsupported package type %T", source.ErrNotFound, pkg)}
 	}
 	shown := redactedPackage(p)
 	r, err := address.ParseRemote(p.Source)
 	if err != nil {
-		return p, r, &source.Error{Package: shown, Err: fmt.Errorf("%w: %v", source.ErrNotFound, err)}
+		return p, r, &source.Error{Source: archiveSourceName, Package: shown, Err: fmt.Errorf("%w: %v", source.ErrNotFound, err)}
 	}
 	if r.Kind != address.KindHTTP {
-		return p, r, &source.Error{Package: shown, Err: fmt.Errorf("%w: not an HTTP archive address (a %s package)", source.ErrNotFound, r.Kind)}
+		return p, r, &source.Error{Source: archiveSourceName, Package: shown, Err: fmt.Errorf("%w: not an HTTP archive address (a %s package)", source.ErrNotFound, r.Kind)}
 	}
 	if r.Subdir != "" {
-		return p, r, &source.Error{Package: shown, Err: fmt.Errorf("%w: the package address must not have a subdirectory (//%s); the caller joins it", source.ErrNotFound, r.Subdir)}
+		return p, r, &source.Error{Source: archiveSourceName, Package: shown, Err: fmt.Errorf("%w: the package address must not have a subdirectory (//%s); the caller joins it", source.ErrNotFound, r.Subdir)}
 	}
 	return p, r, nil
 }

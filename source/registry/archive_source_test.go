@@ -214,6 +214,7 @@ func newArchiveSource(srv *archiveServer, mod func(*registry.Options)) *registry
 		Credentials: registry.Tokens{},
 		MinBackoff:  time.Millisecond,
 		MaxBackoff:  5 * time.Millisecond,
+		LookupEnv:   noEnv,
 	}
 	if mod != nil {
 		mod(&o)
@@ -389,6 +390,7 @@ func TestArchiveSourceErrors(t *testing.T) {
 		{"endless X-Terraform-Get", source.ModulePackage{Source: srv.URL + "/loop"}, registry.ErrUnsupportedLocation},
 		{"no archive, no location", source.ModulePackage{Source: srv.URL + "/plain"}, registry.ErrUnsupportedLocation},
 		{"git location without Remote", source.ModulePackage{Source: srv.URL + "/to-git"}, registry.ErrUnsupportedLocation},
+		{"query kept", source.ModulePackage{Source: srv.URL + "/plain?b=2&a=1"}, registry.ErrUnsupportedLocation},
 		{"tar.xz", source.ModulePackage{Source: srv.URL + "/mod.tar.xz"}, registry.ErrUnsupportedLocation},
 		{"archive=tar.bz2", source.ModulePackage{Source: srv.URL + "/download?archive=tar.bz2"}, registry.ErrUnsupportedLocation},
 		{"https to http redirect", source.ModulePackage{Source: srv.URL + "/downgrade.zip"}, registry.ErrInsecureRedirect},
@@ -418,6 +420,16 @@ func TestArchiveSourceErrors(t *testing.T) {
 			if outside := filepath.Join(filepath.Dir(dir), "escape.tf"); fileExists(outside) {
 				t.Error("the unsafe archive wrote outside the package directory")
 			}
+			if tt.name == "query kept" {
+				// go-getter adds terraform-get=1 to the other arguments and
+				// encodes them again, sorted by name.
+				if reqs := srv.requests(); reqs[len(reqs)-1] != "/plain?a=1&b=2&terraform-get=1" {
+					t.Errorf("request %q, want /plain?a=1&b=2&terraform-get=1", reqs[len(reqs)-1])
+				}
+			}
+			if tt.name == "git location without Remote" && (strings.Contains(err.Error(), "registry") || !strings.Contains(err.Error(), "no fetcher for git packages")) {
+				t.Errorf("error %q: want one saying no git fetcher is configured, without mentioning a registry", err)
+			}
 			switch tt.name {
 			case "tar.xz", "archive=tar.bz2", "version", "ref", "git package", "registry package", "provider":
 				if n := len(srv.requests()) - before; n != 0 {
@@ -426,10 +438,14 @@ func TestArchiveSourceErrors(t *testing.T) {
 			}
 		})
 	}
-	// The endless chain stops after a bounded number of hops.
+	// The endless chain stops after a bounded number of hops. Each hop
+	// asks with terraform-get=1 in its query, as go-getter does.
 	var loops int
 	for _, r := range srv.requests() {
-		if r == "/loop" {
+		if strings.HasPrefix(r, "/loop") {
+			if r != "/loop?terraform-get=1" {
+				t.Errorf("request %q, want /loop?terraform-get=1", r)
+			}
 			loops++
 		}
 	}

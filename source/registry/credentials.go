@@ -1,11 +1,14 @@
 package registry
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
 	svchost "github.com/hashicorp/terraform-svchost"
 	"golang.org/x/net/idna"
+
+	"github.com/tflock/tflock/source/internal/envtoken"
 )
 
 // Credentials supply the bearer token for a registry host. Implementations
@@ -81,12 +84,18 @@ func (c chain) Token(host string) (string, bool) {
 
 // EnvCredentials returns the credentials given by TF_TOKEN_<host>
 // environment variables in environ ("NAME=value" entries; nil means
-// os.Environ()). As in OpenTofu and Terraform, the host is encoded in the
-// variable name with each "." written as "_" and each "-" as "__", and an
-// international name in its punycode form; the name part is matched
-// case-insensitively. A punycode label may keep its "--" ("TF_TOKEN_xn--caf-dma_example")
-// or encode it ("TF_TOKEN_xn____caf__dma_example"). For example TF_TOKEN_registry_example__corp_com holds
-// the token for registry.example-corp.com.
+// os.Environ()), decoded exactly as OpenTofu does: the "TF_TOKEN_" prefix
+// is matched case-sensitively; in the rest of the name "__" stands for "-"
+// and "_" for "."; the host may be given in punycode (its "--" kept, as in
+// "TF_TOKEN_xn--caf-dma_example", or encoded, as in
+// "TF_TOKEN_xn____caf__dma_example") or as Unicode; names that decode to no
+// valid host are ignored; when several variables name one host the last
+// wins. For example TF_TOKEN_registry_example__corp_com holds the token for
+// registry.example-corp.com.
+//
+// A variable with an empty value is kept, as in OpenTofu: it gives the
+// host an empty token, which hides the host's other credentials in a
+// [Chain], and no Authorization header is sent for it.
 //
 // Environment tokens take precedence over CLI configuration credentials:
 // put EnvCredentials first in a [Chain].
@@ -94,42 +103,22 @@ func EnvCredentials(environ []string) Credentials {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	t := make(Tokens)
-	for _, kv := range environ {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || len(name) <= len("TF_TOKEN_") || !strings.EqualFold(name[:len("TF_TOKEN_")], "TF_TOKEN_") {
-			continue
-		}
-		host, ok := decodeTokenVarHost(name[len("TF_TOKEN_"):])
-		if !ok || value == "" {
-			continue
-		}
-		t[host] = value
-	}
-	return t
+	return envCredentials(envtoken.Collect(environ))
 }
 
-// decodeTokenVarHost turns the part of a TF_TOKEN_ variable name after the
-// prefix back into a host name: "__" is "-", "_" is ".".
-func decodeTokenVarHost(enc string) (string, bool) {
-	var b strings.Builder
-	for i := 0; i < len(enc); i++ {
-		switch {
-		case enc[i] == '_' && i+1 < len(enc) && enc[i+1] == '_':
-			b.WriteByte('-')
-			i++
-		case enc[i] == '_':
-			b.WriteByte('.')
-		default:
-			b.WriteByte(enc[i])
-		}
-	}
-	h, err := forComparison(b.String())
-	if err != nil {
-		return "", false
-	}
-	return h, true
+// envCredentials are tokens keyed by normalized host, empty ones included.
+type envCredentials map[string]string
+
+func (e envCredentials) Token(host string) (string, bool) {
+	t, ok := e[NormalizeHost(host)]
+	return t, ok
 }
+
+// String does not show the tokens.
+func (e envCredentials) String() string { return fmt.Sprintf("EnvCredentials(%d hosts)", len(e)) }
+
+// GoString does not show the tokens.
+func (e envCredentials) GoString() string { return e.String() }
 
 // TokenVariable returns the name of the environment variable that holds the
 // token for host: "TF_TOKEN_" followed by the punycode host with "-" written

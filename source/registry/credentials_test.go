@@ -1,6 +1,8 @@
 package registry_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tflock/tflock/source/registry"
@@ -9,7 +11,8 @@ import (
 func TestEnvCredentials(t *testing.T) {
 	env := []string{
 		"TF_TOKEN_registry_example__corp_com=dash",
-		"tf_token_APP_EXAMPLE_COM=case",
+		"TF_TOKEN_APP_EXAMPLE_COM=case",
+		"tf_token_lower_example_com=ignored: the prefix is case-sensitive",
 		"TF_TOKEN_xn--caf-dma_example=idn",
 		"TF_TOKEN_xn____caf__dmb_example=idn2",
 		"TF_TOKEN_=empty-host",
@@ -25,14 +28,35 @@ func TestEnvCredentials(t *testing.T) {
 		"café.example":              "idn",
 		"xn--caf-dma.example":       "idn",
 		"localhost:8443":            "port",
-		"xn--caf-dmb.example":       "idn2",
-		"empty.value":               "",
+		// "xn--caf-dmb" is no valid punycode label: OpenTofu's
+		// svchost.ForComparison refuses it, so the variable is ignored.
+		"xn--caf-dmb.example":       "",
 		"registry.example.corp.com": "",
+		"lower.example.com":         "",
 	} {
 		got, ok := creds.Token(host)
 		if got != want || ok != (want != "") {
 			t.Errorf("Token(%q) = %q, %v; want %q", host, got, ok, want)
 		}
+	}
+	// An empty value is kept, as in OpenTofu: the host has an empty token.
+	if got, ok := creds.Token("empty.value"); got != "" || !ok {
+		t.Errorf("Token(empty.value) = %q, %v; want \"\", true", got, ok)
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if s := fmt.Sprintf(verb, creds); strings.Contains(s, "dash") || strings.Contains(s, "idn") {
+			t.Errorf("%s of EnvCredentials shows a token: %s", verb, s)
+		}
+	}
+}
+
+// TestEnvCredentialsEmptyHides checks OpenTofu's precedence: an empty
+// TF_TOKEN_ variable still hides the CLI configuration's token, and no
+// Authorization header is built from it.
+func TestEnvCredentialsEmptyHides(t *testing.T) {
+	c := registry.Chain(registry.EnvCredentials([]string{"TF_TOKEN_h_example="}), registry.Tokens{"h.example": "config"})
+	if got, ok := c.Token("h.example"); got != "" || !ok {
+		t.Errorf("Token(h.example) = %q, %v; want the empty environment token", got, ok)
 	}
 }
 

@@ -50,10 +50,21 @@
 // Relative locations are resolved against the download request's URL. An
 // HTTP(S) .zip, .tar.gz or .tgz archive (or one named by an "archive" query
 // argument) is downloaded and extracted here; another HTTP(S) URL is asked
-// for its X-Terraform-Get header or terraform-get meta tag, as go-getter
-// does (at most 5 hops); git:: and oci:// locations are handed to
-// [Options.Remote]. A "//SUBDIR" in the location is reported
-// in Fetched.Subdir.
+// for its X-Terraform-Get header or terraform-get meta tag with
+// "terraform-get=1" added to its query, as go-getter does (at most 5
+// hops); git:: and oci:// locations are handed to [Options.Remote]. A
+// "//SUBDIR" in the location is reported in Fetched.Subdir. Archives are
+// extracted by the extractor every source shares: no entry may leave the
+// package directory, symbolic links must resolve inside it, and size and
+// entry count are bounded.
+//
+// [ArchiveSource] fetches module packages whose address is itself an
+// HTTP(S) URL (no registry involved), with the same download, indirection
+// and extraction rules; such packages have no versions.
+//
+// The download response of a provider platform is kept for five minutes
+// per Source, so that Checksums and then Fetch of one package ask for it
+// once.
 //
 // # Credentials
 //
@@ -62,11 +73,15 @@
 // blocks ([Tokens]), combined with [Chain]. Tokens are sent to the registry
 // host's API (including discovery) and, for the module archive's own host
 // or with use_registry_credentials, with module downloads. They never
-// appear in errors, warnings or file names.
+// appear in errors, warnings or file names, and are sent only over https:
+// a service or download URL over plain http gets no token (and a warning),
+// unless [Options.LoopbackHTTPTokens] allows it for a loopback host.
+// OpenTofu sends them whatever the scheme.
 //
 // # HTTP
 //
-// Every request has a timeout, is retried with exponential backoff and
+// Every request has a timeout, is retried (by default 2 times, or
+// TF_PROVIDER_DOWNLOAD_RETRY, as in OpenTofu) with exponential backoff and
 // jitter after network errors, 429 and 5xx responses (honouring
 // Retry-After), stops when its context is cancelled, and has its response
 // size limited. A redirect from https to http is refused. The HTTP client

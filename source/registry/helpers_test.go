@@ -64,6 +64,7 @@ func newSource(srv *registrytest.Server, mod func(*registry.Options)) (*registry
 		MinBackoff:  time.Millisecond,
 		MaxBackoff:  5 * time.Millisecond,
 		Warn:        w.add,
+		LookupEnv:   noEnv,
 	}
 	if mod != nil {
 		mod(&o)
@@ -120,3 +121,6 @@ func conformanceDir(t *testing.T) string {
 		dir = parent
 	}
 }
+
+// noEnv is an empty environment, so that no test reads the real one.
+func noEnv(string) (string, bool) { return "", false }

@@ -9,9 +9,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/tflock/tflock/source"
@@ -81,7 +84,8 @@ func redact(u *url.URL) string {
 
 // client is the retrying HTTP layer.
 type client struct {
-	o Options
+	o      Options
+	warned sync.Map // host → struct{}: a token was withheld from plain http
 }
 
 // request describes one GET.
@@ -110,9 +114,36 @@ func (c *client) newRequest(ctx context.Context, r request) (*http.Request, erro
 	}
 	req.Header.Set("User-Agent", c.o.UserAgent)
 	if r.token != "" {
-		req.Header.Set("Authorization", "Bearer "+r.token)
+		if tokenAllowed(r.url, c.o.LoopbackHTTPTokens) {
+			req.Header.Set("Authorization", "Bearer "+r.token)
+		} else if _, seen := c.warned.LoadOrStore(r.url.Host, struct{}{}); !seen {
+			c.o.Warn(fmt.Sprintf("Not sending the credentials for %s over plain http (%s): tokens are sent only over https", r.url.Hostname(), redact(r.url)))
+		}
 	}
 	return req, nil
+}
+
+// tokenAllowed reports whether a bearer token may be sent to u: always over
+// https; over http only to a loopback host, and only if loopback is set.
+// OpenTofu sends a host's token whatever the scheme; a token sent in clear
+// text can be read by anyone on the path, so this package does not.
+func tokenAllowed(u *url.URL, loopback bool) bool {
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return true
+	case "http":
+		return loopback && isLoopback(u.Hostname())
+	}
+	return false
+}
+
+// isLoopback reports whether host is "localhost" or a loopback IP address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // transientError marks an attempt's failure as worth retrying, after wait

@@ -35,6 +35,45 @@ func TestFlakyServer(t *testing.T) {
 	}
 }
 
+// TestRetryCount checks OpenTofu's retry rules: 2 retries by default,
+// TF_PROVIDER_DOWNLOAD_RETRY when positive and Options.Retries is zero,
+// Options.Retries over both. Each server fails its first 3 requests per path.
+func TestRetryCount(t *testing.T) {
+	pkg := providerPkg(t, "registry.example.test/hashicorp/aws", "", "")
+	for _, tc := range []struct {
+		name     string
+		retries  int
+		env      map[string]string
+		attempts int // requests made to the discovery document
+		ok       bool
+	}{
+		{"Default", 0, nil, 3, false},
+		{"Env", 0, map[string]string{registry.RetryEnv: "3"}, 4, true},
+		{"EnvZero", 0, map[string]string{registry.RetryEnv: "0"}, 3, false},
+		{"EnvNotANumber", 0, map[string]string{registry.RetryEnv: "many"}, 3, false},
+		{"OptionOverEnv", 1, map[string]string{registry.RetryEnv: "5"}, 2, false},
+		{"None", -1, map[string]string{registry.RetryEnv: "5"}, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := registrytest.New(t, fixtures, registrytest.Options{FailFirst: 3})
+			src, _ := newSource(srv, func(o *registry.Options) {
+				o.Retries = tc.retries
+				o.LookupEnv = func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+			})
+			_, err := src.Versions(context.Background(), pkg)
+			if (err == nil) != tc.ok {
+				t.Errorf("error %v, want success %v", err, tc.ok)
+			}
+			if n := srv.RequestsTo("/.well-known/terraform.json"); n != tc.attempts {
+				t.Errorf("discovery requested %d times, want %d", n, tc.attempts)
+			}
+		})
+	}
+	if registry.DefaultRetries != 2 {
+		t.Errorf("DefaultRetries = %d, want OpenTofu's providerDownloadDefaultRetry, 2", registry.DefaultRetries)
+	}
+}
+
 func TestSlowServer(t *testing.T) {
 	srv := registrytest.New(t, fixtures, registrytest.Options{Latency: 300 * time.Millisecond})
 	pkg := providerPkg(t, "registry.example.test/hashicorp/aws", "", "")

@@ -23,7 +23,7 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
-	"github.com/tflock/tflock/source/registry/internal/archive"
+	"github.com/tflock/tflock/source/internal/archive"
 )
 
 // ErrUnsupportedLocation is wrapped by the error for a module download
@@ -215,7 +215,7 @@ func (s *Source) fetchLocation(ctx context.Context, p source.ModulePackage, loc 
 	switch r.Kind {
 	case address.KindGit, address.KindOCI:
 		if s.o.Remote == nil {
-			return nil, fmt.Errorf("%w: the registry delegates to %s, and no fetcher for %s packages is configured", ErrUnsupportedLocation, address.Redact(loc), r.Kind)
+			return nil, fmt.Errorf("%w: the module package is at %s, and no fetcher for %s packages is configured (Options.Remote)", ErrUnsupportedLocation, address.Redact(loc), r.Kind)
 		}
 		ref := r.Ref
 		if r.Kind == address.KindOCI {
@@ -283,10 +283,16 @@ var metaTerraformGet = regexp.MustCompile(`(?i)<meta\s+name=["']terraform-get["'
 
 // followHTTP asks an HTTP location that is not an archive where the
 // package really is: an X-Terraform-Get header, or a
-// <meta name="terraform-get" content="..."> tag in an HTML page. The
+// <meta name="terraform-get" content="..."> tag in an HTML page. As
+// go-getter does, the request carries the query argument terraform-get=1
+// (added to the URL's other arguments, which are then sorted by name). The
 // answer is resolved against the final URL.
 func (s *Source) followHTTP(ctx context.Context, u *url.URL, token string) (string, error) {
-	resp, err := s.c.get(ctx, request{url: u, token: token, accept: []int{204}})
+	ask := *u
+	q := ask.Query()
+	q.Add("terraform-get", "1")
+	ask.RawQuery = q.Encode()
+	resp, err := s.c.get(ctx, request{url: &ask, token: token, accept: []int{204}})
 	if err != nil {
 		return "", err
 	}
@@ -335,13 +341,13 @@ func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url
 	if err := os.Mkdir(content, 0o755); err != nil {
 		return nil, err
 	}
-	lim := archive.Limits{MaxBytes: s.o.MaxPackageBytes}
+	lim := archive.Options{MaxBytes: s.o.MaxPackageBytes, Symlinks: true}
 	switch format {
 	case archive.Zip:
-		err = archive.ExtractZip(tmp, n, content, lim)
+		err = archive.ExtractZip(ctx, tmp, n, content, lim)
 	default:
 		if _, err = tmp.Seek(0, 0); err == nil {
-			err = archive.ExtractTarGz(tmp, content, lim)
+			err = archive.ExtractTarGz(ctx, tmp, content, lim)
 		}
 	}
 	if err != nil {

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"net/http"
+	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -60,6 +62,13 @@ type Options struct {
 	// CLI configuration's credentials blocks, pass
 	// Chain(EnvCredentials(os.Environ()), Tokens(blocks)).
 	Credentials Credentials
+	// LoopbackHTTPTokens allows sending a bearer token over plain http to
+	// a loopback host ("localhost", 127.0.0.0/8, ::1), for a registry
+	// under development. Default false: tokens are sent only over https,
+	// whatever the discovery document or Hosts say; a request to an http
+	// URL goes without its token, with one warning per host. (OpenTofu
+	// sends the token whatever the scheme.)
+	LoopbackHTTPTokens bool
 	// Hosts overrides service discovery for the listed hosts, as the CLI
 	// configuration's host blocks do. Keys are host names (normalized
 	// internally). Default: none; every host is discovered.
@@ -85,8 +94,13 @@ type Options struct {
 	// partners key. Default none.
 	PartnerKeys []string
 	// Retries is how many times a request is retried after a network error,
-	// a 429 or a 5xx response. Default 3; negative means no retries.
+	// a 429 or a 5xx response. Default (zero): the value of the
+	// TF_PROVIDER_DOWNLOAD_RETRY environment variable if it is a positive
+	// integer, else 2, as in OpenTofu. Negative means no retries.
 	Retries int
+	// LookupEnv reads environment variables (TF_PROVIDER_DOWNLOAD_RETRY).
+	// Default os.LookupEnv.
+	LookupEnv func(key string) (string, bool)
 	// MinBackoff is the first delay between attempts; it doubles each time,
 	// with jitter. Default 250ms.
 	MinBackoff time.Duration
@@ -122,6 +136,14 @@ type Options struct {
 	Warn func(msg string)
 }
 
+// DefaultRetries is the default of [Options.Retries], OpenTofu's default
+// provider download retry count.
+const DefaultRetries = 2
+
+// RetryEnv names the environment variable that, as in OpenTofu, sets the
+// retry count when [Options.Retries] is zero.
+const RetryEnv = "TF_PROVIDER_DOWNLOAD_RETRY"
+
 func (o Options) withDefaults() Options {
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Transport: defaultTransport()}
@@ -143,8 +165,16 @@ func (o Options) withDefaults() Options {
 	if o.UnsignedHosts == nil {
 		o.UnsignedHosts = []string{"registry.opentofu.org"}
 	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
 	if o.Retries == 0 {
-		o.Retries = 3
+		o.Retries = DefaultRetries
+		if v, ok := o.LookupEnv(RetryEnv); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				o.Retries = n
+			}
+		}
 	} else if o.Retries < 0 {
 		o.Retries = 0
 	}

@@ -14,13 +14,14 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	tfhash "github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
-	"github.com/tflock/tflock/source/registry/internal/archive"
+	"github.com/tflock/tflock/source/internal/archive"
 )
 
 // providerVersionsResponse is the body of GET :namespace/:type/versions.
@@ -171,8 +172,77 @@ func (s *Source) getProviderVersions(ctx context.Context, addr tfaddr.Provider) 
 	return &body, nil
 }
 
-// downloadMeta asks for the download metadata of one platform.
+// metaTTL is how long a download response is reused. Registries may
+// answer with pre-signed download URLs that expire, so the memo is short.
+const metaTTL = 5 * time.Minute
+
+type metaKey struct {
+	addr     tfaddr.Provider
+	version  string
+	platform source.Platform
+}
+
+type metaEntry struct {
+	done chan struct{}
+	m    *downloadMeta
+	err  error
+	at   time.Time
+}
+
+// downloadMeta returns the download metadata of one platform, asking the
+// registry once per (provider, version, platform) and Source: Checksums
+// then Fetch of the same package (a lock run's download mode) make one
+// request. Concurrent callers share the request; failures are not kept,
+// successes for metaTTL.
 func (s *Source) downloadMeta(ctx context.Context, addr tfaddr.Provider, v versions.Version, plat source.Platform) (*downloadMeta, error) {
+	key := metaKey{addr: addr, version: v.String(), platform: plat}
+	s.mu.Lock()
+	if s.metas == nil {
+		s.metas = make(map[metaKey]*metaEntry)
+	}
+	e, ok := s.metas[key]
+	if ok {
+		select {
+		case <-e.done:
+			if time.Since(e.at) > metaTTL {
+				delete(s.metas, key)
+				ok = false
+			}
+		default:
+		}
+	}
+	if !ok {
+		e = &metaEntry{done: make(chan struct{})}
+		s.metas[key] = e
+		s.mu.Unlock()
+		e.m, e.err = s.fetchDownloadMeta(ctx, addr, v, plat)
+		e.at = time.Now()
+		if e.err != nil {
+			s.mu.Lock()
+			if s.metas[key] == e {
+				delete(s.metas, key)
+			}
+			s.mu.Unlock()
+		}
+		close(e.done)
+		return e.m, e.err
+	}
+	s.mu.Unlock()
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded) {
+		// Perhaps only the ctx of the caller that made the request ended:
+		// ask again under this caller's ctx.
+		return s.downloadMeta(ctx, addr, v, plat)
+	}
+	return e.m, e.err
+}
+
+// fetchDownloadMeta asks for the download metadata of one platform.
+func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v versions.Version, plat source.Platform) (*downloadMeta, error) {
 	base, tok, err := s.providerService(ctx, addr)
 	if err != nil {
 		return nil, err
@@ -593,7 +663,7 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	if err := os.Mkdir(content, 0o755); err != nil {
 		return nil, err
 	}
-	if err := archive.ExtractZip(tmp, n, content, archive.Limits{MaxBytes: s.o.MaxPackageBytes}); err != nil {
+	if err := archive.ExtractZip(ctx, tmp, n, content, archive.Options{MaxBytes: s.o.MaxPackageBytes, Symlinks: true}); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.resp.Filename, err)
 	}
 	h1, err := tfhash.Options{}.H1Dir(ctx, content)

@@ -363,3 +363,48 @@ func TestSignedByTrust(t *testing.T) {
 		}
 	}
 }
+
+// TestDownloadResponseMemoized checks that Checksums followed by Fetch of
+// the same package (a lock run's download mode) ask for the platform's
+// download response once, also under concurrency.
+func TestDownloadResponseMemoized(t *testing.T) {
+	srv := registrytest.New(t, fixtures, registrytest.Options{})
+	src, _ := newSource(srv, nil)
+	ctx := context.Background()
+	pkg := providerPkg(t, "registry.example.test/hashicorp/aws", "5.1.0", "linux_amd64")
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := src.Checksums(ctx, pkg); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := src.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "p")); err != nil {
+		t.Fatal(err)
+	}
+	const path = "/v1/providers/hashicorp/aws/5.1.0/download/linux/amd64"
+	if n := srv.RequestsTo(path); n != 1 {
+		t.Errorf("%s requested %d times, want 1", path, n)
+	}
+	// Another platform is another response.
+	if _, err := src.Checksums(ctx, providerPkg(t, "registry.example.test/hashicorp/aws", "5.1.0", "darwin_arm64")); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.RequestsTo("/v1/providers/hashicorp/aws/5.1.0/download/darwin/arm64"); n != 1 {
+		t.Errorf("darwin_arm64 download response requested %d times, want 1", n)
+	}
+	// A failure is not kept: a missing platform is asked for each time.
+	missing := providerPkg(t, "registry.example.test/hashicorp/aws", "5.1.0", "linux_arm")
+	for range 2 {
+		if _, err := src.Checksums(ctx, missing); !errors.Is(err, source.ErrPlatformNotSupported) {
+			t.Fatalf("got %v, want ErrPlatformNotSupported", err)
+		}
+	}
+	if n := srv.RequestsTo("/v1/providers/hashicorp/aws/5.1.0/download/linux/arm"); n != 2 {
+		t.Errorf("missing platform requested %d times, want 2 (failures are not memoized)", n)
+	}
+}

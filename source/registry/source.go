@@ -14,14 +14,16 @@ import (
 // registry host each package address names. It implements [source.Source]
 // and [source.ChecksumReporter] and is safe for concurrent use. Service
 // discovery, legacy address lookups and verified SHA256SUMS documents are
-// cached for the life of the Source.
+// cached for the life of the Source; download responses (one per provider,
+// version and platform) for five minutes, since their URLs may expire.
 type Source struct {
-	o    Options
-	c    *client
-	d    *discovery
-	mu   sync.Mutex
-	rels map[releaseKey]*releaseEntry
-	leg  map[string]*legacyEntry
+	o     Options
+	c     *client
+	d     *discovery
+	mu    sync.Mutex
+	rels  map[releaseKey]*releaseEntry
+	metas map[metaKey]*metaEntry
+	leg   map[string]*legacyEntry
 }
 
 var (

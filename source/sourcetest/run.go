@@ -47,13 +47,20 @@ type Cases struct {
 	// Concurrency is how many goroutines the concurrency check starts.
 	// Default: 8.
 	Concurrency int
+	// Unlisted says that the source fetches its Known packages by
+	// reference only (an archive URL, for example) and lists no versions
+	// for them. Versions of a Known package must then fail with an error
+	// wrapping [source.ErrVersionNotFound], and the checks that compare
+	// version lists are skipped. Default false: Known packages are listed.
+	Unlisted bool
 }
 
 // Run checks that src behaves as the [source] interfaces document:
 //
 //   - Versions lists each known package's version, sorted ascending without
-//     duplicates; an unknown package gives an error wrapping
-//     [source.ErrNotFound];
+//     duplicates (or, with [Cases.Unlisted], fails with an error wrapping
+//     [source.ErrVersionNotFound]); an unknown package gives an error
+//     wrapping [source.ErrNotFound];
 //   - Fetch of a known package fills the directory, reports the package and
 //     the directory, and an h1: hash that matches an independent dirhash of
 //     the directory (and WantH1 when given);
@@ -82,6 +89,13 @@ func Run(t *testing.T, src source.Source, c Cases) {
 	t.Run("Versions", func(t *testing.T) {
 		for _, pkg := range c.Known {
 			list, err := src.Versions(ctx, pkg)
+			if c.Unlisted {
+				if !errors.Is(err, source.ErrVersionNotFound) {
+					t.Errorf("Versions(%s) of an unlisted package: got %v, %v; want an error wrapping source.ErrVersionNotFound", pkg, versionStrings(list), err)
+				}
+				checkErrorContext(t, "Versions", pkg, err)
+				continue
+			}
 			if err != nil {
 				t.Errorf("Versions(%s): %v", pkg, err)
 				continue
@@ -168,7 +182,7 @@ func Run(t *testing.T, src source.Source, c Cases) {
 			checkErrorContext(t, "Fetch", m.pkg, err)
 			checkNothingLeft(t, dir, m.pkg)
 		}
-		if c.MissingVersion != nil {
+		if c.MissingVersion != nil && !c.Unlisted {
 			if list, err := src.Versions(ctx, c.MissingVersion); err != nil {
 				t.Errorf("Versions(%s) of a known package: %v", c.MissingVersion, err)
 			} else if v := versionOf(c.MissingVersion); slices.ContainsFunc(list, func(a source.Available) bool { return a.Version == v }) {
@@ -180,7 +194,7 @@ func Run(t *testing.T, src source.Source, c Cases) {
 	t.Run("Cancelled", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if _, err := src.Versions(cctx, c.Known[0]); !errors.Is(err, context.Canceled) {
+		if _, err := src.Versions(cctx, c.Known[0]); !c.Unlisted && !errors.Is(err, context.Canceled) {
 			t.Errorf("Versions with a cancelled context: got error %v, want one wrapping context.Canceled", err)
 		}
 		dir := filepath.Join(t.TempDir(), "cancelled")
@@ -196,9 +210,12 @@ func Run(t *testing.T, src source.Source, c Cases) {
 			n = 8
 		}
 		base := t.TempDir()
-		want, err := src.Versions(ctx, c.Known[0])
-		if err != nil {
-			t.Fatalf("Versions(%s): %v", c.Known[0], err)
+		var want []source.Available
+		if !c.Unlisted {
+			var err error
+			if want, err = src.Versions(ctx, c.Known[0]); err != nil {
+				t.Fatalf("Versions(%s): %v", c.Known[0], err)
+			}
 		}
 		var wg sync.WaitGroup
 		errs := make(chan error, 2*n)
@@ -207,11 +224,13 @@ func Run(t *testing.T, src source.Source, c Cases) {
 			go func() {
 				defer wg.Done()
 				pkg := c.Known[i%len(c.Known)]
-				list, err := src.Versions(ctx, c.Known[0])
-				if err != nil {
-					errs <- fmt.Errorf("Versions(%s): %v", c.Known[0], err)
-				} else if !slices.Equal(versionStrings(list), versionStrings(want)) {
-					errs <- fmt.Errorf("concurrent Versions(%s) = %v, want %v", c.Known[0], versionStrings(list), versionStrings(want))
+				if !c.Unlisted {
+					list, err := src.Versions(ctx, c.Known[0])
+					if err != nil {
+						errs <- fmt.Errorf("Versions(%s): %v", c.Known[0], err)
+					} else if !slices.Equal(versionStrings(list), versionStrings(want)) {
+						errs <- fmt.Errorf("concurrent Versions(%s) = %v, want %v", c.Known[0], versionStrings(list), versionStrings(want))
+					}
 				}
 				dir := filepath.Join(base, fmt.Sprintf("c%d", i))
 				got, err := src.Fetch(ctx, pkg, dir)

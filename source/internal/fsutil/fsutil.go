@@ -1,10 +1,10 @@
 // Package fsutil holds the file-system steps the sources share: preparing a
 // destination directory so that a failed fetch leaves nothing behind,
-// copying a package directory, and extracting a zip archive safely.
+// copying a package directory, and extracting a zip archive safely (through
+// the shared extractor in source/internal/archive).
 package fsutil
 
 import (
-	"archive/zip"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +14,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/tflock/tflock/source/internal/archive"
 )
 
 // Prepare makes dir ready to receive a package: it must not exist or be an
@@ -127,67 +129,12 @@ func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
 // an extracted archive: 2 GiB.
 const DefaultMaxExtract = 2 << 30
 
-// ExtractZip extracts the zip archive at zipPath into dst (which exists).
-// Entries with unsafe names (absolute, with "..", with backslashes), links
-// and a total uncompressed size over limit (if limit > 0) are errors.
+// ExtractZip extracts the zip archive at zipPath into dst (which exists)
+// with the shared safe extractor, [archive.ExtractZipFile]: unsafe names,
+// symbolic links, an entry present twice, more than
+// [archive.DefaultMaxFiles] entries and a total uncompressed size over limit
+// (if limit > 0, else [archive.DefaultMaxBytes]) are errors wrapping
+// [archive.ErrUnsafe] or [archive.ErrTooLarge].
 func ExtractZip(ctx context.Context, zipPath, dst string, limit int64) error {
-	zr, err := zip.OpenReader(zipPath)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	var total int64
-	for _, f := range zr.File {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		name := strings.TrimSuffix(f.Name, "/")
-		if !ValidName(name) {
-			return fmt.Errorf("archive entry %q has an unsafe name", f.Name)
-		}
-		mode := f.Mode()
-		if mode&fs.ModeSymlink != 0 {
-			return fmt.Errorf("archive entry %q is a symbolic link, which a package must not contain", f.Name)
-		}
-		target := filepath.Join(dst, filepath.FromSlash(name))
-		if f.FileInfo().IsDir() {
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return fmt.Errorf("archive entry %q: %w", f.Name, err)
-		}
-		perm := fs.FileMode(0o644)
-		if mode.Perm()&0o111 != 0 {
-			perm = 0o755
-		}
-		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if err != nil {
-			rc.Close()
-			return err
-		}
-		var r io.Reader = rc
-		if limit > 0 {
-			r = io.LimitReader(rc, limit-total+1)
-		}
-		n, err := io.Copy(out, r)
-		rc.Close()
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("archive entry %q: %w", f.Name, err)
-		}
-		total += n
-		if limit > 0 && total > limit {
-			return fmt.Errorf("archive expands to more than %d bytes", limit)
-		}
-	}
-	return nil
+	return archive.ExtractZipFile(ctx, zipPath, dst, archive.Options{MaxBytes: limit})
 }
