@@ -17,6 +17,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/flock"
 )
 
 // Options configure a [Cache]. The zero value is ready to use.
@@ -39,7 +40,7 @@ type Options struct {
 type Cache struct {
 	dir   string
 	opts  Options
-	locks keyedMutex
+	locks *flock.Locker
 }
 
 // Entry is a package in the cache.
@@ -82,7 +83,7 @@ func Open(dir string, opts Options) (*Cache, error) {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 20 * time.Millisecond
 	}
-	return &Cache{dir: abs, opts: opts}, nil
+	return &Cache{dir: abs, opts: opts, locks: &flock.Locker{MinPoll: opts.PollInterval, MaxPoll: opts.PollInterval}}, nil
 }
 
 // Dir returns the cache's directory.

@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
-	"time"
 
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -35,54 +33,11 @@ func (s *Source) cacheDir(r address.Remote) string {
 	return filepath.Join(s.opts.CacheDir, cacheKey(r))
 }
 
-// keyedLocks is a set of in-process locks by name whose lock honours a
-// context.
-type keyedLocks struct {
-	mu   sync.Mutex
-	held map[string]chan struct{} // closed when the holder unlocks
-}
-
-// lock takes the lock for name, calling waiting once if it has to wait.
-func (k *keyedLocks) lock(ctx context.Context, name string, waiting func()) (func(), error) {
-	for {
-		k.mu.Lock()
-		if k.held == nil {
-			k.held = map[string]chan struct{}{}
-		}
-		ch, busy := k.held[name]
-		if !busy {
-			done := make(chan struct{})
-			k.held[name] = done
-			k.mu.Unlock()
-			return func() {
-				k.mu.Lock()
-				delete(k.held, name)
-				k.mu.Unlock()
-				close(done)
-			}, nil
-		}
-		k.mu.Unlock()
-		waiting()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
 // Lock names: one lock file per cache entry and kind of data, so that
 // recording a tag list does not wait for a long fetch.
 const (
 	repoLock = "repo.lock" // guards repo.git
 	tagsLock = "tags.lock" // guards tags.json
-)
-
-// lockPoll bounds the interval at which a lock held by another process is
-// tried again.
-const (
-	lockPollMin = 5 * time.Millisecond
-	lockPollMax = 200 * time.Millisecond
 )
 
 // lockEntry takes the lock name of the cache entry of r, both within this
@@ -91,56 +46,16 @@ const (
 // removed, so that every process locks the same file. Waiting honours ctx
 // and emits one EventCacheWait.
 func (s *Source) lockEntry(ctx context.Context, r address.Remote, m source.ModulePackage, name string) (func(), error) {
-	dir := s.cacheDir(r)
-	told := false
-	waiting := func() {
-		if !told {
-			told = true
-			source.Emit(s.opts.Events, source.Event{Kind: source.EventCacheWait, Package: redacted(m), Detail: "another process or goroutine is using the cached clone"})
-		}
-	}
-	unlockLocal, err := s.locks.lock(ctx, filepath.Join(dir, name), waiting)
+	unlock, err := s.locks.Lock(ctx, filepath.Join(s.cacheDir(r), name), func() {
+		source.Emit(s.opts.Events, source.Event{Kind: source.EventCacheWait, Package: redacted(m), Detail: "another process or goroutine is using the cached clone"})
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		unlockLocal()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		unlockLocal()
-		return nil, fmt.Errorf("cache: lock file: %w", err)
-	}
-	wait := lockPollMin
-	for {
-		ok, err := tryLockFile(f)
-		if err != nil {
-			f.Close()
-			unlockLocal()
-			return nil, fmt.Errorf("cache: locking %s: %w", path, err)
-		}
-		if ok {
-			break
-		}
-		waiting()
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			f.Close()
-			unlockLocal()
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
-		wait = min(2*wait, lockPollMax)
-	}
-	return func() {
-		_ = unlockFile(f)
-		f.Close()
-		unlockLocal()
-	}, nil
+	return unlock, nil
 }
 
 // tagRecord is the tag list kept in the cache: every tag ever seen, with

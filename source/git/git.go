@@ -11,6 +11,7 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/internal/flock"
 )
 
 // Options configures a [Source]. The zero value works: git from PATH, no
@@ -38,7 +39,7 @@ type Options struct {
 // use. Create it with [NewSource].
 type Source struct {
 	opts  Options
-	locks keyedLocks // in-process half of the cache locks
+	locks flock.Locker // the cache locks, in-process and across processes
 }
 
 var _ source.Source = (*Source)(nil)

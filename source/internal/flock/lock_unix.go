@@ -1,6 +1,6 @@
 //go:build unix
 
-package git
+package flock
 
 import (
 	"errors"
@@ -8,9 +8,8 @@ import (
 	"syscall"
 )
 
-// tryLockFile takes an exclusive advisory lock on f without blocking and
-// reports whether it got it.
-func tryLockFile(f *os.File) (bool, error) {
+// tryLock takes an exclusive advisory lock on f without blocking.
+func tryLock(f *os.File) (bool, error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
@@ -25,7 +24,7 @@ func tryLockFile(f *os.File) (bool, error) {
 	}
 }
 
-// unlockFile releases the lock taken by tryLockFile.
-func unlockFile(f *os.File) error {
+// unlock releases the lock taken by tryLock.
+func unlock(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package cache
+package flock
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// tryLockFile takes an exclusive lock on f without blocking.
-func tryLockFile(f *os.File) (bool, error) {
+// tryLock takes an exclusive lock on f without blocking.
+func tryLock(f *os.File) (bool, error) {
 	ol := new(windows.Overlapped)
 	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 	if err == nil {
@@ -22,6 +22,7 @@ func tryLockFile(f *os.File) (bool, error) {
 	return false, err
 }
 
-func unlockFile(f *os.File) error {
+// unlock releases the lock taken by tryLock.
+func unlock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
