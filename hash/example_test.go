@@ -96,3 +96,23 @@ func ExampleVerify() {
 	// true
 	// registry.opentofu.org/hashicorp/null 2.1.0 (linux_amd64): checksum mismatch: computed h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=; the lock file records h1:AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
 }
+
+// A Set gathers the hashes of a provider release across checks, merging
+// what each check learned about a hash: here a signed SHA256SUMS from the
+// origin registry, then the local verification of the downloaded zip, whose
+// h1 is new.
+func ExampleSet() {
+	zh := hash.MustParseHash("zh:299dd806df78cb0537e5c111019eaca6e6b7797e1b63cb37cc6a76f91c6c0782")
+	h1 := hash.MustParseHash("h1:qjsREM4DqEWECD43FcPqddZ9oxCG+IaMTxvWPciS05g=")
+	s := make(hash.Set)
+	s.Add(zh, hash.Provenance{SignedBy: []string{"0C0AF313E5FD9F80"}, Registries: []string{"registry.opentofu.org"}, Platforms: []string{"linux_amd64"}})
+	s.Add(zh, hash.Provenance{VerifiedLocally: true})
+	s.Add(h1, hash.Provenance{VerifiedLocally: true, Platforms: []string{"linux_amd64"}})
+	for _, r := range s.Records() {
+		p := r.Provenance
+		fmt.Println(r.Hash.Scheme(), p.SignedBy, p.Registries, p.VerifiedLocally, p.Platforms)
+	}
+	// Output:
+	// h1: [] [] true [linux_amd64]
+	// zh: [0C0AF313E5FD9F80] [registry.opentofu.org] true [linux_amd64]
+}

@@ -14,8 +14,12 @@ import (
 
 // cases returns the generated packages every form is checked on.
 var cases = sync.OnceValue(func() map[string][]testFile {
-	many := make([]testFile, 0, 1000)
-	for i := range 1000 {
+	n := 2000
+	if raceBuild {
+		n = 1000 // the race detector makes each file slow; 1,000 still cover the concurrency
+	}
+	many := make([]testFile, 0, n)
+	for i := range n {
 		many = append(many, testFile{name: fmt.Sprintf("d%02d/f%04d.tf", i%37, i), data: fmt.Appendf(nil, "resource %d {}\n", i)})
 	}
 	return map[string][]testFile{
@@ -103,11 +107,19 @@ func TestH1MatchesDirhash(t *testing.T) {
 				if hasDirs && ref == want {
 					t.Errorf("dirhash.HashZip counted no directory entries; the test does not cover golang/go#53448")
 				}
-				for _, workers := range []int{1, 3} {
+				for _, workers := range []int{1, 3, 64} {
 					got, err := (Options{Concurrency: workers}).HashZip(ctx, zipPath)
 					if err != nil || string(got.H1) != want {
 						t.Errorf("HashZip(%d workers) = %v, %v; want %v", workers, got.H1, err, want)
 					}
+				}
+				// Readers waiting for the workers: a budget of one entry at a time.
+				savedBudget := smallBudget
+				smallBudget = 1
+				got, err = (Options{Concurrency: 64}).HashZip(ctx, zipPath)
+				smallBudget = savedBudget
+				if err != nil || got.H1 != Hash(want) {
+					t.Errorf("HashZip, one small entry in flight = %v, %v; want %v", got.H1, err, want)
 				}
 				// Every entry through the streaming path.
 				saved := smallEntry

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -88,4 +89,23 @@ func FuzzParseHash(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHashText checks the text marshalling through encoding/json: a Hash
+// is written as its lock-file string, and reading one validates it.
+func TestHashText(t *testing.T) {
+	type rec struct{ Hash Hash }
+	h := MustParseHash("h1:qjsREM4DqEWECD43FcPqddZ9oxCG+IaMTxvWPciS05g=")
+	b, err := json.Marshal(rec{h})
+	if err != nil || string(b) != `{"Hash":"`+string(h)+`"}` {
+		t.Fatalf("json.Marshal = %s, %v", b, err)
+	}
+	var back rec
+	if err := json.Unmarshal(b, &back); err != nil || back.Hash != h {
+		t.Errorf("json.Unmarshal = %v, %v; want %v", back.Hash, err, h)
+	}
+	var pe *ParseError
+	if err := json.Unmarshal([]byte(`{"Hash":"zh:ABC"}`), &back); !errors.As(err, &pe) || pe.Input != "zh:ABC" {
+		t.Errorf("json.Unmarshal of a malformed zh: error %v; want a *ParseError naming it", err)
+	}
 }

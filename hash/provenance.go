@@ -5,20 +5,28 @@ import (
 )
 
 // Provenance records how a hash came to be trusted, as OpenTofu (1.10 and
-// later) tracks it. Several checks of the same hash are combined with
-// [Provenance.Merge]. The zero value means "nothing known".
+// later) tracks it per hash (its "hash dispositions"): the signing keys,
+// whether the origin registry reported the hash, and whether it was verified
+// locally, combined across checks by taking the union. Provenance also says
+// which mirrors reported the hash and for which platforms, which OpenTofu
+// does not keep. Several checks of the same hash are combined with
+// [Provenance.Merge] or [Set.Add]. The zero value means "nothing known".
 type Provenance struct {
 	// SignedBy lists the OpenPGP key IDs (upper-case hex) whose signature
-	// over a SHA256SUMS document listed this hash.
+	// over a SHA256SUMS document listed this hash (OpenTofu's
+	// SignedByGPGKeyIDs).
 	SignedBy []string
-	// Registries lists the hosts of registries that reported the hash
-	// (for example in a download response's shasum or packages field).
+	// Registries lists the hosts of the provider's origin registries that
+	// reported the hash (for example in a download response's shasum
+	// field); non-empty is OpenTofu's ReportedByRegistry. A mirror is never
+	// listed here.
 	Registries []string
 	// Mirrors lists the mirrors (network mirror URLs, OCI repositories)
-	// that reported the hash.
+	// that reported the hash. OpenTofu keeps no such fact: it records a
+	// hash that only a mirror reported once it has verified it locally.
 	Mirrors []string
 	// VerifiedLocally is true when this program computed the hash itself
-	// from the package contents.
+	// from the package contents (OpenTofu's VerifiedLocally).
 	VerifiedLocally bool
 	// Platforms lists the platforms ("linux_amd64") whose package the hash
 	// belongs to, where known.

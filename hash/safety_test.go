@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // patchCentral rewrites, in the central directory record of the entry
@@ -75,7 +77,13 @@ func TestZipSafety(t *testing.T) {
 		"bomb total":          {zip: zipBytes(t, []testFile{{name: "big", data: pseudoBinary(9, 3<<20)}}, false), opts: Options{MaxSize: 1 << 20}, want: ErrLimit},
 		"too many files":      {zip: okZip, opts: Options{MaxFiles: 1}, want: ErrLimit},
 		"bomb ratio allowed":  {zip: zeros, opts: Options{MaxRatio: -1}},
-		"ok":                  {zip: okZip},
+		"more records than declared": {zip: func() []byte {
+			z := bytes.Clone(okZip) // two entries; the end record says one
+			binary.LittleEndian.PutUint16(z[len(z)-22+8:], 1)
+			binary.LittleEndian.PutUint16(z[len(z)-22+10:], 1)
+			return z
+		}(), want: ErrFormat},
+		"ok": {zip: okZip},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -205,5 +213,35 @@ func symlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("symbolic links unavailable: %v", err)
+	}
+}
+
+// failFS is a file system whose file "bad" fails when read, as an
+// unreadable file does (the permission test above cannot run as root).
+type failFS struct{ fstest.MapFS }
+
+type failFile struct{ fs.File }
+
+var errUnreadable = errors.New("input/output error")
+
+func (f failFile) Read([]byte) (int, error) { return 0, errUnreadable }
+
+func (f failFS) Open(name string) (fs.File, error) {
+	r, err := f.MapFS.Open(name)
+	if err == nil && name == "sub/bad" {
+		return failFile{r}, nil
+	}
+	return r, err
+}
+
+func TestFSUnreadable(t *testing.T) {
+	fsys := failFS{fstest.MapFS{
+		"a":       {Data: []byte("a")},
+		"sub/bad": {Data: []byte("b")},
+	}}
+	_, err := H1FS(fsys)
+	var pe *PackageError
+	if !errors.Is(err, errUnreadable) || !errors.As(err, &pe) || pe.Entry != "sub/bad" {
+		t.Errorf("H1FS: error %v; want the read error, naming the entry sub/bad", err)
 	}
 }

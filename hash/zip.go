@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 )
 
 // ZipSum holds the two hashes of a zip archive.
@@ -98,6 +99,12 @@ const (
 	blocks    = 4         // blocks in flight per direction for a streamed entry
 )
 
+// smallBudget bounds the compressed bytes of small entries read but not yet
+// digested, so that memory stays bounded on machines with many cores too
+// (each small entry is held whole). A variable so that tests can make the
+// readers wait for the workers.
+var smallBudget int64 = 16 << 20
+
 // entryState digests one entry's inflated contents and checks them against
 // the central directory.
 type entryState struct {
@@ -171,10 +178,13 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 
 	g, gctx := errgroup.WithContext(ctx)
 	type job struct {
-		e    *zipEntry
-		data []byte
+		e      *zipEntry
+		data   []byte
+		weight int64 // taken from budget
 	}
 	jobs := make(chan job, 2*o.workers())
+	budget := semaphore.NewWeighted(smallBudget)
+	weight := func(e *zipEntry) int64 { return min(max(e.csize, 1), smallBudget) }
 	for range o.workers() {
 		g.Go(func() error {
 			buf := make([]byte, 256<<10)
@@ -204,6 +214,7 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 					return &PackageError{Path: label, Entry: j.e.name, Err: err}
 				}
 				sums[j.e.slot] = fileSum{name: j.e.name, sum: sum}
+				budget.Release(j.weight)
 			}
 			return nil
 		})
@@ -277,12 +288,16 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 					return &PackageError{Path: label, Entry: e.name, Err: err}
 				}
 			case e.csize <= smallEntry:
+				w := weight(e)
+				if err := budget.Acquire(gctx, w); err != nil {
+					return nil // canceled, or a worker failed
+				}
 				data := make([]byte, e.csize)
 				if err := read(data); err != nil {
 					return &PackageError{Path: label, Entry: e.name, Err: err}
 				}
 				select {
-				case jobs <- job{e, data}:
+				case jobs <- job{e, data, w}:
 				case <-gctx.Done():
 					return nil
 				}

@@ -199,6 +199,15 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 		e.skipped = e.isDir || o.Module && skipModule(e.name)
 		entries = append(entries, e)
 	}
+	// A central directory record right after the declared ones: the
+	// archive has more entries than its end record says, which
+	// archive/zip (and so OpenTofu) rejects.
+	var next [4]byte
+	if after := int64(dirOff+dirSize) - int64(len(dir)); after+4 <= size {
+		if _, err := r.ReadAt(next[:], after); err == nil && binary.LittleEndian.Uint32(next[:]) == sigCentral {
+			return nil, formatErr("central directory holds more records than the %d declared", count)
+		}
+	}
 	// Names: no duplicates, no name both a file and a directory.
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {

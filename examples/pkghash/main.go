@@ -9,7 +9,7 @@
 // For each zip archive or directory, pkghash prints one line per hash in
 // the form "<hash> <path>", like sha256sum, spelled as a lock file spells
 // it: for a zip its h1: hash then its zh: hash, for a directory its h1:
-// hash. With -module, a directory is hashed as a module package: VCS
+// hash. With -module, a directory or zip is hashed as a module package: VCS
 // metadata (.git, .hg, .svn, .bzr) is left out.
 //
 // With -verify, pkghash instead checks each package against the hashes that
@@ -41,7 +41,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pkghash", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	module := fs.Bool("module", false, "hash directories as module packages (leave out .git, .hg, .svn, .bzr)")
+	module := fs.Bool("module", false, "hash directories and zips as module packages (leave out .git, .hg, .svn, .bzr)")
 	verify := fs.String("verify", "", "check the packages against the hashes recorded in this lock file")
 	provider := fs.String("provider", "", "with -verify: the provider's fully-qualified address, as the lock file spells it")
 	fs.Usage = func() {
@@ -84,6 +84,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "pkghash: -provider: %v\n", err)
 		return 2
+	}
+	// lockfile.ParseFile reads a missing file as an empty lock file; here a
+	// missing file is a mistake in the command line.
+	if _, err := os.Stat(*verify); err != nil {
+		fmt.Fprintf(stderr, "pkghash: -verify: %v\n", err)
+		return 1
 	}
 	lf, err := lockfile.ParseFile(*verify)
 	if err != nil {
