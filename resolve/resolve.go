@@ -151,7 +151,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	slices.SortFunc(toList, func(a, b source.Package) int { return strings.Compare(a.String(), b.String()) })
+	sortByString(toList)
 
 	listed, err := listAll(ctx, lister, toList, cmp.Or(max(opts.Concurrency, 0), defaultConcurrency))
 	if err != nil {
@@ -163,7 +163,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	for a := range provReqs {
 		addrs = append(addrs, a)
 	}
-	slices.SortFunc(addrs, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+	sortByString(addrs)
 	for _, addr := range addrs {
 		rs := provReqs[addr]
 		sortRequirements(rs)
@@ -558,4 +558,22 @@ func unifyModule(src string, callNames []string, calls map[string]source.ModuleP
 		u.reason = Newest
 	}
 	return u
+}
+
+// sortByString sorts xs by their String forms, computing each form once:
+// a provider address's String converts its host name for display, which
+// costs more than the comparisons a sort makes.
+func sortByString[T fmt.Stringer](xs []T) {
+	type keyed struct {
+		key string
+		x   T
+	}
+	ks := make([]keyed, len(xs))
+	for i, x := range xs {
+		ks[i] = keyed{x.String(), x}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i, k := range ks {
+		xs[i] = k.x
+	}
 }

@@ -290,7 +290,7 @@ func (c *client) get(ctx context.Context, r request) (*response, error) {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			return statusErr(r.url, resp)
 		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, c.o.MaxResponseBytes+1))
+		body, err := readBody(resp, c.o.MaxResponseBytes)
 		if err != nil {
 			return doErr(actx, fmt.Errorf("reading %s: %w", redact(r.url), err))
 		}
@@ -308,6 +308,32 @@ func (c *client) get(ctx context.Context, r request) (*response, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// readBody reads a response body of at most limit bytes (limit+1 bytes
+// are read to detect a larger one). When the server announced the length,
+// the buffer is allocated once at that size instead of grown.
+func readBody(resp *http.Response, limit int64) ([]byte, error) {
+	r := io.LimitReader(resp.Body, limit+1)
+	if n := resp.ContentLength; n >= 0 && n <= limit {
+		buf := make([]byte, 0, n+1)
+		for {
+			m, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+m]
+			if err == io.EOF {
+				return buf, nil
+			}
+			if err != nil {
+				return buf, err
+			}
+			if len(buf) == cap(buf) {
+				// Longer than announced: read the rest the usual way.
+				rest, err := io.ReadAll(r)
+				return append(buf, rest...), err
+			}
+		}
+	}
+	return io.ReadAll(r)
 }
 
 // download streams a package into f, rewinding f and calling reset before

@@ -27,22 +27,28 @@ type Sums map[string]hash.Hash
 // digest that is not 64 hex digits, or a file listed twice with different
 // digests is an error naming the line.
 func ParseSums(doc []byte) (Sums, error) {
-	out := make(Sums)
-	sc := bufio.NewScanner(bytes.NewReader(doc))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	out := make(Sums, bytes.Count(doc, []byte{'\n'})+1)
 	line := 0
-	for sc.Scan() {
+	for len(doc) > 0 {
 		line++
-		fields := strings.Fields(sc.Text())
+		var text []byte
+		text, doc, _ = bytes.Cut(doc, []byte{'\n'})
+		if len(text) > maxSumsLine {
+			return nil, fmt.Errorf("SHA256SUMS line %d: %v", line, bufio.ErrTooLong)
+		}
+		fields := bytes.Fields(text)
 		if len(fields) == 0 {
 			continue
 		}
 		if len(fields) != 2 {
 			return nil, fmt.Errorf("SHA256SUMS line %d: want a digest and a file name", line)
 		}
-		digest, name := strings.ToLower(fields[0]), strings.TrimPrefix(fields[1], "*")
-		b, err := hex.DecodeString(digest)
-		if err != nil || len(b) != 32 {
+		digest, name := strings.ToLower(string(fields[0])), string(bytes.TrimPrefix(fields[1], []byte("*")))
+		var b [32]byte
+		if len(digest) != 2*len(b) {
+			return nil, fmt.Errorf("SHA256SUMS line %d: %q is not a SHA-256 digest in hex", line, fields[0])
+		}
+		if _, err := hex.Decode(b[:], []byte(digest)); err != nil {
 			return nil, fmt.Errorf("SHA256SUMS line %d: %q is not a SHA-256 digest in hex", line, fields[0])
 		}
 		h := hash.Hash(string(hash.SchemeZH) + digest)
@@ -51,11 +57,11 @@ func ParseSums(doc []byte) (Sums, error) {
 		}
 		out[name] = h
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("SHA256SUMS line %d: %v", line+1, err)
-	}
 	return out, nil
 }
+
+// maxSumsLine bounds the length of one SHA256SUMS line.
+const maxSumsLine = 1 << 20
 
 // Hashes returns the distinct zh: hashes in the document, sorted.
 func (s Sums) Hashes() []hash.Hash {

@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,6 +115,17 @@ type Server struct {
 	files     map[string][]byte    // by path
 	keys      [3]*signer
 	trustSig  string
+	// bodies caches the JSON bodies of provider API responses, which
+	// depend only on the request's host and path and on the fault, by
+	// bodyKey: the fixtures do not change once the server has started, so
+	// each body is built and encoded once instead of on every request.
+	bodies sync.Map
+}
+
+// bodyKey identifies a cached response body.
+type bodyKey struct {
+	host, path string
+	fault      Fault
 }
 
 type provider struct {
@@ -468,7 +480,13 @@ func writeJSON(w http.ResponseWriter, v any) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	writeBody(w, b)
+}
+
+// writeBody sends a JSON body.
+func writeBody(w http.ResponseWriter, b []byte) {
+	w.Header()["Content-Type"] = []string{"application/json"}
+	w.Header()["Content-Length"] = []string{strconv.Itoa(len(b))}
 	_, _ = w.Write(b)
 }
 
@@ -517,7 +535,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		s.serveProviders(w, r, host, strings.Split(strings.TrimPrefix(p, "/v1/providers/"), "/"))
+		key := bodyKey{host: r.Host, path: p, fault: Fault(s.fault.Load())}
+		if b, ok := s.bodies.Load(key); ok {
+			writeBody(w, b.([]byte))
+			return
+		}
+		s.serveProviders(w, r, host, strings.Split(strings.TrimPrefix(p, "/v1/providers/"), "/"), key)
 	case strings.HasPrefix(p, "/v1/modules/"):
 		if !s.authorized(r) {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -553,7 +576,18 @@ func (s *Server) versionsJSON(p *provider) []map[string]any {
 	return out
 }
 
-func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request, host string, parts []string) {
+// writeCachedJSON encodes v, remembers the body under key and sends it.
+func (s *Server) writeCachedJSON(w http.ResponseWriter, key bodyKey, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	s.bodies.Store(key, b)
+	writeBody(w, b)
+}
+
+func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request, host string, parts []string, key bodyKey) {
 	switch {
 	case len(parts) == 3 && parts[0] == "-" && parts[2] == "versions":
 		// Legacy lookup: the provider of this type on this host, preferring
@@ -576,14 +610,14 @@ func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request, host str
 		if p.fx.MovedTo != "" {
 			body["moved_to"] = p.fx.MovedTo
 		}
-		writeJSON(w, body)
+		s.writeCachedJSON(w, key, body)
 	case len(parts) == 3 && parts[2] == "versions":
 		p := s.providers[host+"/"+parts[0]+"/"+parts[1]]
 		if p == nil {
 			http.NotFound(w, r)
 			return
 		}
-		writeJSON(w, map[string]any{"versions": s.versionsJSON(p)})
+		s.writeCachedJSON(w, key, map[string]any{"versions": s.versionsJSON(p)})
 	case len(parts) == 6 && parts[3] == "download":
 		p := s.providers[host+"/"+parts[0]+"/"+parts[1]]
 		if p == nil {
@@ -592,7 +626,7 @@ func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request, host str
 		}
 		for _, rel := range p.releases {
 			if rel.version == parts[2] {
-				s.serveDownload(w, r, host, p, rel, parts[4]+"_"+parts[5])
+				s.serveDownload(w, r, p, rel, parts[4]+"_"+parts[5], key)
 				return
 			}
 		}
@@ -602,7 +636,7 @@ func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request, host str
 	}
 }
 
-func (s *Server) serveDownload(w http.ResponseWriter, r *http.Request, host string, p *provider, rel *release, plat string) {
+func (s *Server) serveDownload(w http.ResponseWriter, r *http.Request, p *provider, rel *release, plat string, key bodyKey) {
 	info, ok := rel.pkgs[plat]
 	if !ok {
 		http.NotFound(w, r)
@@ -629,7 +663,7 @@ func (s *Server) serveDownload(w http.ResponseWriter, r *http.Request, host stri
 		"shasum":                info.ZH.Value(),
 		"signing_keys":          map[string]any{"gpg_public_keys": keys},
 	}
-	fault := Fault(s.fault.Load())
+	fault := key.fault
 	if s.opts.Packages || fault == UnsignedZH || fault == WrongH1 {
 		pkgs := map[string]any{}
 		for name, in := range rel.pkgs {
@@ -644,7 +678,7 @@ func (s *Server) serveDownload(w http.ResponseWriter, r *http.Request, host stri
 		}
 		body["packages"] = pkgs
 	}
-	writeJSON(w, body)
+	s.writeCachedJSON(w, key, body)
 }
 
 func (s *Server) serveModules(w http.ResponseWriter, r *http.Request, host string, parts []string) {
