@@ -86,7 +86,7 @@ type Options struct {
 	UnsignedHosts []string
 	// OfficialKeys are ASCII-armored public keys whose signatures make a
 	// provider [TrustOfficial], as Terraform treats HashiCorp's key.
-	// Default none.
+	// Default: [HashiCorpKey] under [PolicyTerraform], none otherwise.
 	OfficialKeys []string
 	// PartnerKeys are ASCII-armored public keys whose trust signature over
 	// a signing key (the "trust_signature" of a signing_keys entry) makes
@@ -164,6 +164,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.UnsignedHosts == nil {
 		o.UnsignedHosts = []string{"registry.opentofu.org"}
+	}
+	if o.OfficialKeys == nil && o.SignaturePolicy == PolicyTerraform {
+		o.OfficialKeys = []string{HashiCorpKey}
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
