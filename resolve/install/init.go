@@ -21,6 +21,7 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/mirror"
 )
 
 // Init does for a configuration what "tofu init" does for its dependencies,
@@ -70,6 +71,12 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	reqs := r.requirements()
 	sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions())
 	if err != nil {
+		var unknown *resolve.UnknownPackageError
+		if errors.As(err, &unknown) {
+			if p, ok := unknown.Package.(source.ProviderPackage); ok {
+				return nil, r.legacyHint(p.Addr, err)
+			}
+		}
 		return nil, err
 	}
 	for _, p := range sel.Providers {
@@ -468,7 +475,7 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		}
 		if r.s.ProvidersLock {
 			g.Go(func() error {
-				return r.lockProvider(gctx, p, record, &mu, &fetched)
+				return r.legacyHint(p.Addr, r.lockProvider(gctx, p, record, &mu, &fetched))
 			})
 			continue
 		}
@@ -483,7 +490,7 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 				e, hit, _, origin, err := r.fillOrigin(gctx, pkg, "", want)
 				<-r.downloadSlots
 				if err != nil {
-					return err
+					return r.legacyHint(p.Addr, err)
 				}
 				record(p.Addr, e.Hashes...)
 				if len(origin) == 0 && len(want) == 0 {
@@ -715,4 +722,14 @@ func diagnosticText(d *hcl.Diagnostic) string {
 		s = fmt.Sprintf("%s:%d,%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, s)
 	}
 	return s
+}
+
+// legacyHint adds to a provider's installation error, as OpenTofu does,
+// where to move the provider if a copy of it sits in the configuration's
+// legacy .terraform/plugins directory, which is not a mirror.
+func (r *run) legacyHint(addr tfaddr.Provider, err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return mirror.CheckLegacyPlugins(r.s.Dir, addr, err)
 }
