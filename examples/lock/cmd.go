@@ -286,6 +286,9 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 			return nil, nil, "", diags
 		}
 		d.Providers = inst.Source
+		if w := inst.DevOverrides.Warning(); w != "" {
+			out.printf("Warning: %s\n\n", w)
+		}
 		for a := range inst.DevOverrides {
 			overrides = append(overrides, a)
 		}
