@@ -298,6 +298,9 @@ func TestArchiveSourceFetch(t *testing.T) {
 			if len(f.Hashes) != 1 || f.Hashes[0] != want {
 				t.Errorf("hashes = %v, want [%s]", f.Hashes, want)
 			}
+			if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 || entries[0].Name() != "pkg" {
+				t.Errorf("leftovers beside the package: %v", entries)
+			}
 			if got := readTree(t, dir); !equalFiles(got, archiveFiles) {
 				t.Errorf("extracted %v, want %v", got, archiveFiles)
 			}

@@ -42,6 +42,27 @@ func stageDir(dir string) (string, func(), error) {
 	return stage, func() { os.RemoveAll(stage) }, nil
 }
 
+// stageDownload makes a staging directory beside dir (see stageDir) with an
+// open temporary file in it, named by pattern, for a download. done closes
+// the file and removes the staging directory with whatever is left in it:
+// everything on failure, only the download once the content has been moved
+// into place by commitDir.
+func stageDownload(dir, pattern string) (stage string, tmp *os.File, done func(), err error) {
+	stage, cleanup, err := stageDir(dir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	tmp, err = os.CreateTemp(stage, pattern)
+	if err != nil {
+		cleanup()
+		return "", nil, nil, err
+	}
+	return stage, tmp, func() {
+		tmp.Close()
+		cleanup()
+	}, nil
+}
+
 // commitDir moves the finished content directory to dir, which must be
 // absent or empty.
 func commitDir(content, dir string) error {

@@ -313,23 +313,11 @@ func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url
 	if u.Scheme != "https" && u.Scheme != "http" {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupportedLocation, redact(u))
 	}
-	stage, cleanup, err := stageDir(dir)
+	stage, tmp, done, err := stageDownload(dir, ".download-*")
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			cleanup()
-		}
-	}()
-	tmp, err := os.CreateTemp(stage, ".download-*")
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}()
+	defer done()
 	h := sha256.New()
 	pr := s.newProgress(pkg)
 	n, err := s.c.download(ctx, request{url: u, token: token, started: pr.start}, tmp, io.MultiWriter(h, pr), h.Reset)
@@ -360,6 +348,5 @@ func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url
 	if err := commitDir(content, dir); err != nil {
 		return nil, err
 	}
-	cleanup()
 	return &source.Fetched{Dir: dir, Location: redact(u), Size: n, Hashes: []tfhash.Hash{h1}}, nil
 }

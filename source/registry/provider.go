@@ -622,23 +622,11 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 // verify, called once the package is downloaded and before anything else
 // is done with it, checks the metadata against the signed checksums.
 func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, verify func() error) (_ *source.Fetched, err error) {
-	stage, cleanup, err := stageDir(dir)
+	stage, tmp, done, err := stageDownload(dir, ".download-*.zip")
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			cleanup()
-		}
-	}()
-	tmp, err := os.CreateTemp(stage, ".download-*.zip")
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}()
+	defer done()
 	var h hash.Hash
 	pr := s.newProgress(pkg)
 	sum := writerFunc(func(b []byte) (int, error) { return h.Write(b) })
@@ -684,7 +672,6 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	if err := commitDir(content, dir); err != nil {
 		return nil, err
 	}
-	cleanup()
 	return &source.Fetched{
 		Dir:      dir,
 		Location: redact(m.downloadURL),

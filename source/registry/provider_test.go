@@ -75,6 +75,11 @@ func TestFetchProvider(t *testing.T) {
 	if fi.Mode()&0o100 == 0 {
 		t.Errorf("the provider executable lost its executable bit: %v", fi.Mode())
 	}
+	// The staging directory and the downloaded zip are gone: only the
+	// package directory is left beside it.
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 || entries[0].Name() != "aws" {
+		t.Errorf("leftovers beside the package: %v", entries)
+	}
 	// Origin: the signed zh: of every platform, with the key ID.
 	var want []hash.Record
 	for _, plat := range []string{"darwin_arm64", "linux_amd64", "windows_amd64"} {
