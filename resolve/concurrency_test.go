@@ -11,6 +11,7 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
+	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
@@ -157,5 +158,99 @@ module "x" git::https://example.com/x.git?ref=v1: pinned by its source address; 
 `
 	if got := b.String(); got != want {
 		t.Errorf("Explain:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// gatedLister lists every provider at once, except the one named slow,
+// which waits until release is closed.
+type gatedLister struct {
+	mapLister
+	slow    string
+	release chan struct{}
+}
+
+func (l *gatedLister) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	if p, ok := pkg.(source.ProviderPackage); ok && p.Addr.String() == l.slow {
+		select {
+		case <-l.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return l.mapLister.Versions(ctx, pkg)
+}
+
+func TestProviderPickedBeforeEveryListing(t *testing.T) {
+	v := versions.MustParse
+	lock := lockfile.New()
+	null := tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/null")
+	lock.SetProvider(&lockfile.ProviderLock{Addr: null, Version: v("1.0.0")})
+	l := &gatedLister{
+		mapLister: mapLister{versions: map[string][]versions.Version{
+			"registry.opentofu.org/hashicorp/aws":    {v("1.0.0"), v("1.5.0"), v("2.0.0")},
+			"registry.opentofu.org/hashicorp/null":   {v("1.0.0"), v("2.0.0")},
+			"registry.opentofu.org/hashicorp/random": {v("3.0.0")},
+		}},
+		slow:    "registry.opentofu.org/hashicorp/random",
+		release: make(chan struct{}),
+	}
+	aws := tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/aws")
+	random := tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/random")
+	builtin := tfaddr.MustParseProviderSource("terraform.io/builtin/terraform")
+	reqs := []resolve.Requirement{
+		{Package: source.ProviderPackage{Addr: aws}, Constraints: versions.MustParseConstraints("~> 1.0")},
+		{Package: source.ProviderPackage{Addr: null}},
+		{Package: source.ProviderPackage{Addr: random}},
+		{Package: source.ProviderPackage{Addr: builtin}},
+	}
+	var mu sync.Mutex
+	early := map[tfaddr.Provider]resolve.ProviderPick{}
+	opts := resolve.Options{Lock: lock, ProviderPicked: func(ctx context.Context, p resolve.ProviderPick) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := early[p.Addr]; dup {
+			t.Errorf("%s picked twice", p.Addr)
+		}
+		early[p.Addr] = p
+		if len(early) == 2 {
+			// aws and null are known while random is still being listed.
+			close(l.release)
+		}
+	}}
+	done := make(chan struct{})
+	var sel *resolve.Selection
+	var err error
+	go func() {
+		defer close(done)
+		sel, err = resolve.Resolve(context.Background(), reqs, l, opts)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Resolve did not return: the picks of the listed providers were not reported before every listing ended")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(early) != 3 {
+		t.Fatalf("%d early picks, want 3 (the built-in provider is not listed)", len(early))
+	}
+	for _, p := range sel.Providers {
+		e, ok := early[p.Addr]
+		if p.Reason == resolve.Builtin {
+			if ok {
+				t.Errorf("built-in %s reported", p.Addr)
+			}
+			continue
+		}
+		if !ok || e.Version != p.Version || e.Reason != p.Reason || e.Locked != p.Locked {
+			t.Errorf("%s: early pick %+v, selection %+v", p.Addr, e, p)
+		}
+	}
+	if got := early[aws].Version; got != v("1.5.0") {
+		t.Errorf("aws picked %s, want 1.5.0", got)
+	}
+	if got := early[null]; got.Version != v("1.0.0") || got.Reason != resolve.Locked {
+		t.Errorf("null picked %s (%v), want the locked 1.0.0", got.Version, got.Reason)
 	}
 }

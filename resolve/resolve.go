@@ -57,6 +57,18 @@ type Options struct {
 	// Listing is waiting on the network, not computing, so the bound is
 	// high. If less than or equal to 0, a default (currently 64) is used.
 	Concurrency int
+	// ProviderPicked, if set, is called with each listed provider's pick as
+	// soon as that provider's versions are known, so that a caller can
+	// start work on it (asking for its checksums, say) while other
+	// providers are still being listed. A provider's pick depends only on
+	// its own requirements, versions and lock entry, so it is the pick the
+	// returned Selection holds. It is not called for providers that are
+	// not listed (built-in, dev overrides, unmanaged) nor for one whose
+	// pick fails. It runs in the goroutine that listed the provider, so
+	// calls overlap, each holds one of the Concurrency slots until it
+	// returns, and Resolve returns after the last one has. It must not
+	// modify the pick.
+	ProviderPicked func(ctx context.Context, pick ProviderPick)
 }
 
 const defaultConcurrency = 64
@@ -152,8 +164,24 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 		return nil, errors.Join(errs...)
 	}
 	sortByString(toList)
+	for _, rs := range provReqs {
+		sortRequirements(rs)
+	}
+	var onListed func(context.Context, source.Package, listResult)
+	if opts.ProviderPicked != nil {
+		onListed = func(ctx context.Context, pkg source.Package, l listResult) {
+			p, ok := pkg.(source.ProviderPackage)
+			if !ok {
+				return
+			}
+			one := map[string]listResult{pkg.String(): l}
+			if pick, err := pickProvider(p.Addr, provReqs[p.Addr], one, lock, false, opts); err == nil {
+				opts.ProviderPicked(ctx, pick)
+			}
+		}
+	}
 
-	listed, err := listAll(ctx, lister, toList, cmp.Or(max(opts.Concurrency, 0), defaultConcurrency))
+	listed, err := listAll(ctx, lister, toList, cmp.Or(max(opts.Concurrency, 0), defaultConcurrency), onListed)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +194,6 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	sortByString(addrs)
 	for _, addr := range addrs {
 		rs := provReqs[addr]
-		sortRequirements(rs)
 		pick, err := pickProvider(addr, rs, listed, lock, unmanaged[addr], opts)
 		if err != nil {
 			errs = append(errs, err)
@@ -279,8 +306,9 @@ func (l listResult) setListed(pick *ModulePick) {
 }
 
 // listAll asks lister about every package once, with at most limit calls in
-// flight. Results are keyed by Package.String().
-func listAll(ctx context.Context, lister source.Lister, pkgs []source.Package, limit int) (map[string]listResult, error) {
+// flight. Results are keyed by Package.String(). onListed, if not nil, is
+// called with each result as soon as it is known.
+func listAll(ctx context.Context, lister source.Lister, pkgs []source.Package, limit int, onListed func(context.Context, source.Package, listResult)) (map[string]listResult, error) {
 	out := make(map[string]listResult, len(pkgs))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -304,6 +332,9 @@ func listAll(ctx context.Context, lister source.Lister, pkgs []source.Package, l
 					r.versions = append(r.versions, a.Version)
 				}
 				versions.Sort(r.versions)
+				if onListed != nil {
+					onListed(gctx, pkg, r)
+				}
 			}
 			mu.Lock()
 			out[pkg.String()] = r

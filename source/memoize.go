@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // Memoize returns a source that asks src at most once per package for its
@@ -49,7 +50,7 @@ var (
 func familyKey(pkg Package) string {
 	switch p := pkg.(type) {
 	case ProviderPackage:
-		return "p " + p.Addr.String()
+		return "p " + display.Provider(p.Addr)
 	case ModulePackage:
 		return "m " + p.Source
 	}

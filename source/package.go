@@ -6,6 +6,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // Package identifies what a source is asked about: a [ProviderPackage] or a
@@ -47,7 +48,7 @@ func (ModulePackage) isPackage()   {}
 
 // String returns "ADDR VERSION PLATFORM", leaving out unset parts.
 func (p ProviderPackage) String() string {
-	s := providerString(p.Addr, tfaddr.Provider.String)
+	s := providerString(p.Addr, display.Provider)
 	if !p.Version.IsZero() {
 		s += " " + p.Version.String()
 	}
@@ -59,7 +60,7 @@ func (p ProviderPackage) String() string {
 
 // ForDisplay returns the provider's display address with version and platform.
 func (p ProviderPackage) ForDisplay() string {
-	s := providerString(p.Addr, tfaddr.Provider.ForDisplay)
+	s := providerString(p.Addr, display.ProviderShort)
 	if !p.Version.IsZero() {
 		s += " v" + p.Version.String()
 	}

@@ -69,7 +69,18 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	reqs := r.requirements()
-	sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions())
+	ropts := r.resolveOptions()
+	if s.ProvidersLock {
+		// Ask for each provider's checksums as soon as its version is
+		// known, instead of after every provider is listed: the slowest
+		// listing then delays only its own provider. The answer is
+		// remembered (r.memo) for lockProvider; a failure is reported
+		// there.
+		ropts.ProviderPicked = func(ctx context.Context, p resolve.ProviderPick) {
+			_, _ = r.checksums(ctx, r.firstPlatform(p))
+		}
+	}
+	sel, err := resolve.Resolve(ctx, reqs, r.lister, ropts)
 	if err != nil {
 		var unknown *resolve.UnknownPackageError
 		if errors.As(err, &unknown) {
@@ -550,13 +561,18 @@ func (r *run) checksums(ctx context.Context, pkg source.Package) ([]hash.Record,
 	return recs, err
 }
 
+// firstPlatform is the package of p whose checksums lockProvider asks for
+// first.
+func (r *run) firstPlatform(p resolve.ProviderPick) source.ProviderPackage {
+	return source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: r.s.platforms[0]}
+}
+
 // lockProvider records the hashes of every platform of one provider
 // version: what the origin vouches for, plus, for each platform whose h1:
 // the origin does not report, the h1: of its package, downloaded once
 // (through the cache), all platforms in parallel.
 func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record func(tfaddr.Provider, ...hash.Hash), mu *sync.Mutex, fetched *[]providerFetch) error {
-	first := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: r.s.platforms[0]}
-	recs, err := r.checksums(ctx, first)
+	recs, err := r.checksums(ctx, r.firstPlatform(p))
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/tflock/tflock/hash"
@@ -41,6 +42,9 @@ type Cache struct {
 	dir   string
 	opts  Options
 	locks *flock.Locker
+
+	mkMu sync.Mutex
+	made bool // the subdirectories exist
 }
 
 // Entry is a package in the cache.
@@ -75,10 +79,8 @@ func Open(dir string, opts Options) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	for _, sub := range []string{"objects", "index", "locks", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(abs, sub), 0o755); err != nil {
-			return nil, fmt.Errorf("cache: %w", err)
-		}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 20 * time.Millisecond
@@ -116,6 +118,9 @@ func (c *Cache) Fill(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	if e, ok := c.lookup(pkg, want); ok {
 		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
 		return e, true, nil
+	}
+	if err := c.makeDirs(); err != nil {
+		return Entry{}, false, err
 	}
 	key := identity(pkg)
 	unlock, err := c.lock(ctx, pkg, key)
@@ -234,9 +239,31 @@ func (c *Cache) usable(dir string, h1 hash.Hash, module bool) bool {
 	return false
 }
 
+// makeDirs creates the cache's subdirectories the first time something is
+// written: Open creates only the cache's own directory, so that a run that
+// stores nothing (a providers lock answered from a registry's checksums)
+// makes no other change on disk.
+func (c *Cache) makeDirs() error {
+	c.mkMu.Lock()
+	defer c.mkMu.Unlock()
+	if c.made {
+		return nil
+	}
+	for _, sub := range []string{"objects", "index", "locks", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(c.dir, sub), 0o755); err != nil {
+			return fmt.Errorf("cache: %w", err)
+		}
+	}
+	c.made = true
+	return nil
+}
+
 // discard moves a damaged entry out of the objects directory (one rename,
 // so no reader sees it half removed) and removes it.
 func (c *Cache) discard(dir string) {
+	if c.makeDirs() != nil {
+		return
+	}
 	dst := filepath.Join(c.dir, "tmp", "damaged-"+randomSuffix())
 	if err := os.Rename(dir, dst); err == nil {
 		_ = makeWritable(dst)

@@ -447,3 +447,28 @@ func TestSubdirSurvivesInIndex(t *testing.T) {
 		t.Fatalf("lookup: ok=%v subdir=%q err=%v, want the subdirectory the fetcher reported", ok, e.Subdir, err)
 	}
 }
+
+func TestOpenWritesNothingUntilFill(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	c, err := cache.Open(dir, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := c.Lookup(context.Background(), testPkg, nil); err != nil || ok {
+		t.Fatalf("Lookup in a new cache = %v, %v; want a miss", ok, err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("Open did not create the cache directory: %v", err)
+	}
+	if len(ents) != 0 {
+		t.Fatalf("a cache that stored nothing holds %d entries, want none", len(ents))
+	}
+	var calls atomic.Int32
+	if _, _, err := c.Fill(context.Background(), testPkg, nil, countingFetch(t, testFiles, &calls)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := c.Lookup(context.Background(), testPkg, nil); err != nil || !ok {
+		t.Fatalf("Lookup after Fill = %v, %v; want a hit", ok, err)
+	}
+}

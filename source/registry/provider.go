@@ -22,6 +22,7 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/archive"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // providerVersionsResponse is the body of GET :namespace/:type/versions.
@@ -120,7 +121,7 @@ func (s *Source) providerVersions(ctx context.Context, p source.ProviderPackage)
 		return nil, err
 	}
 	p.Addr = addr
-	host := addr.Hostname.ForDisplay()
+	host := display.Host(addr.Hostname)
 	body, err := s.getProviderVersions(ctx, addr)
 	if err != nil {
 		return nil, s.errorFor(p, host, err)
@@ -470,7 +471,7 @@ func checkPackages(m *downloadMeta, rel *release) error {
 
 // records builds the origin hashes of a release, merged by hash.
 func records(addr tfaddr.Provider, v versions.Version, m *downloadMeta, rel *release) []tfhash.Record {
-	host := addr.Hostname.ForDisplay()
+	host := display.Host(addr.Hostname)
 	var signedBy []string
 	if rel.keyID != "" {
 		signedBy = []string{rel.keyID}
@@ -506,7 +507,7 @@ func (s *Source) providerChecksums(ctx context.Context, p source.ProviderPackage
 		return nil, err
 	}
 	p.Addr = addr
-	host := addr.Hostname.ForDisplay()
+	host := display.Host(addr.Hostname)
 	if p.Version.IsZero() {
 		return nil, s.errorFor(p, host, fmt.Errorf("%w: a version is needed to report checksums", source.ErrVersionNotFound))
 	}
@@ -563,7 +564,7 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 		return nil, err
 	}
 	p.Addr = addr
-	host := addr.Hostname.ForDisplay()
+	host := display.Host(addr.Hostname)
 	if p.Version.IsZero() || p.Platform.IsZero() {
 		return nil, s.errorFor(p, host, errors.New("fetching a provider needs a version and a platform"))
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // Trust is Terraform's classification of the key that signed a provider
@@ -93,7 +94,7 @@ func (s *Source) SignedBy(ctx context.Context, pkg source.ProviderPackage) (Sign
 		return Signer{}, err
 	}
 	pkg.Addr = addr
-	host := addr.Hostname.ForDisplay()
+	host := display.Host(addr.Hostname)
 	plat := pkg.Platform
 	if plat.IsZero() {
 		plat = source.CurrentPlatform
