@@ -1,15 +1,20 @@
 package install_test
 
 import (
+	"bufio"
 	"context"
+	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,28 +42,124 @@ var benchProviders = func() int {
 
 var benchPlatforms = []string{"linux_amd64", "linux_arm64", "darwin_arm64", "windows_amd64"}
 
-// benchWorld is a registry with benchProviders providers built for the
-// four benchPlatforms, and a configuration requiring all of them.
-func benchWorld(b *testing.B, opts registrytest.Options) (*registrytest.Server, string) {
-	b.Helper()
+// benchFixtures are benchProviders providers, each with versions 1.0.0 and
+// 1.1.0 built for the four benchPlatforms.
+func benchFixtures() registrytest.Fixtures {
 	var fx registrytest.Fixtures
+	for i := range benchProviders {
+		fx.Providers = append(fx.Providers, registrytest.Provider{
+			Addr:     fmt.Sprintf("registry.example.test/bench/p%02d", i),
+			Versions: []registrytest.ProviderVersion{{Version: "1.0.0", Platforms: benchPlatforms}, {Version: "1.1.0", Platforms: benchPlatforms}},
+		})
+	}
+	return fx
+}
+
+// benchConfig writes a configuration requiring every provider of
+// benchFixtures and returns its directory.
+func benchConfig(tb testing.TB) string {
+	tb.Helper()
 	var cfg strings.Builder
 	cfg.WriteString("terraform {\n  required_providers {\n")
 	for i := range benchProviders {
 		name := fmt.Sprintf("p%02d", i)
-		fx.Providers = append(fx.Providers, registrytest.Provider{
-			Addr:     "registry.example.test/bench/" + name,
-			Versions: []registrytest.ProviderVersion{{Version: "1.0.0", Platforms: benchPlatforms}, {Version: "1.1.0", Platforms: benchPlatforms}},
-		})
 		fmt.Fprintf(&cfg, "    %s = { source = \"registry.example.test/bench/%s\", version = \"~> 1.0\" }\n", name, name)
 	}
 	cfg.WriteString("  }\n}\n")
-	srv := registrytest.New(b, fx, opts)
-	dir := b.TempDir()
+	dir := tb.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg.String()), 0o644); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	return srv, dir
+	return dir
+}
+
+// benchRegistry is the registry a benchmark talks to: in this process
+// (*registrytest.Server) or in another one (*registryProcess).
+type benchRegistry interface {
+	Client() *http.Client
+}
+
+// registryProcessEnv, set in the environment of this test binary, makes
+// TestBenchRegistryProcess serve the benchmark registry (with the
+// registrytest options named by the value) instead of skipping.
+const registryProcessEnv = "TFLOCK_BENCH_REGISTRY_PROCESS"
+
+// TestBenchRegistryProcess is not a test: it is the registry process of
+// BenchmarkProvidersLock's "-process" variants, started by
+// startRegistryProcess. It prints the server's address and certificate,
+// then serves until its standard input ends.
+func TestBenchRegistryProcess(t *testing.T) {
+	mode := os.Getenv(registryProcessEnv)
+	if mode == "" {
+		t.Skip("runs only as the registry process of BenchmarkProvidersLock")
+	}
+	opts := registrytest.Options{Packages: strings.Contains(mode, "packages"), HTTP1: strings.Contains(mode, "http1")}
+	srv := registrytest.New(t, benchFixtures(), opts)
+	srv.SetLatency(benchLatency)
+	if os.Getenv("BENCH_NO_LATENCY") != "" {
+		srv.SetLatency(0)
+	}
+	fmt.Printf("registry %s %s\n", strings.TrimPrefix(srv.URL, "https://"), base64.StdEncoding.EncodeToString(srv.Certificate().Raw))
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+// registryProcess is the benchmark registry served by another process
+// (this test binary running TestBenchRegistryProcess), so that the server
+// shares the machine's cores with the client but not its Go scheduler,
+// as a real registry shares neither.
+type registryProcess struct {
+	addr  string
+	cert  *x509.Certificate
+	http1 bool
+}
+
+// startRegistryProcess starts the registry process for mode (the
+// registrytest options: "packages", "http1") and stops it when tb ends.
+func startRegistryProcess(tb testing.TB, mode string) *registryProcess {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchRegistryProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), registryProcessEnv+"="+mode)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		in.Close()
+		_ = cmd.Wait()
+	})
+	p := &registryProcess{http1: strings.Contains(mode, "http1")}
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		f := strings.Fields(lines.Text())
+		if len(f) != 3 || f[0] != "registry" {
+			continue
+		}
+		der, err := base64.StdEncoding.DecodeString(f[2])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if p.cert, err = x509.ParseCertificate(der); err != nil {
+			tb.Fatal(err)
+		}
+		p.addr = f[1]
+		// Keep reading, so that the process never blocks on a full pipe.
+		go func() { _, _ = io.Copy(io.Discard, out) }()
+		return p
+	}
+	tb.Fatalf("the registry process did not start: %v", lines.Err())
+	return nil
+}
+
+func (p *registryProcess) Client() *http.Client {
+	return registrytest.ClientFor(p.addr, p.cert, p.http1)
 }
 
 // serialTransport lets one request at a time through: the next waits until
@@ -100,7 +201,7 @@ func (b *releaseBody) Close() error {
 // serial set, Init runs with Concurrency 1 and the client sends one request
 // at a time (the SHA256SUMS document and its signature, which the registry
 // source asks for together, are then asked for one after the other too).
-func lockOnce(b *testing.B, srv *registrytest.Server, dir string, serial bool) int {
+func lockOnce(b *testing.B, srv benchRegistry, dir string, serial bool) int {
 	b.Helper()
 	var plats []source.Platform
 	for _, p := range benchPlatforms {
@@ -111,10 +212,11 @@ func lockOnce(b *testing.B, srv *registrytest.Server, dir string, serial bool) i
 	if err != nil {
 		b.Fatal(err)
 	}
-	before := srv.Requests()
 	// The registry's own client settings (HTTP/2, or up to 64 idle
 	// HTTP/1.1 connections per host), trusting the test certificate.
 	client := srv.Client()
+	counted := &countingTransport{base: client.Transport}
+	client.Transport = counted
 	concurrency := 0 // Init's default
 	if serial {
 		client.Transport = &serialTransport{base: client.Transport, slot: make(chan struct{}, 1)}
@@ -131,7 +233,18 @@ func lockOnce(b *testing.B, srv *registrytest.Server, dir string, serial bool) i
 	if n := len(res.Lock.ProviderHashes(res.Selection.Providers[0].Addr)); n != 2*len(plats) {
 		b.Fatalf("%d hashes locked for one provider, want %d (h1: and zh: of each platform)", n, 2*len(plats))
 	}
-	return srv.Requests() - before
+	return int(counted.n.Load())
+}
+
+// countingTransport counts the requests made through it.
+type countingTransport struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.n.Add(1)
+	return t.base.RoundTrip(req)
 }
 
 // BenchmarkProvidersLock locks 50 providers for 4 platforms against a
@@ -162,16 +275,34 @@ func BenchmarkProvidersLock(b *testing.B) {
 		{"downloads", registrytest.Options{}, 6},
 		{"packages-field", registrytest.Options{Packages: true}, 4},
 		{"packages-field-http1", registrytest.Options{Packages: true, HTTP1: true}, 4},
+		{"packages-field-process", registrytest.Options{Packages: true}, 4},
+		{"downloads-process", registrytest.Options{}, 6},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			srv, dir := benchWorld(b, tc.opts)
-			srv.SetLatency(benchLatency)
-			if os.Getenv("BENCH_NO_LATENCY") != "" {
-				srv.SetLatency(0)
+			var srv benchRegistry
+			dir := benchConfig(b)
+			if mode, ok := strings.CutSuffix(tc.name, "-process"); ok {
+				// "packages-field" or "downloads": the registry runs in
+				// another process.
+				srv = startRegistryProcess(b, mode)
+			} else {
+				s := registrytest.New(b, benchFixtures(), tc.opts)
+				s.SetLatency(benchLatency)
+				if os.Getenv("BENCH_NO_LATENCY") != "" {
+					s.SetLatency(0)
+				}
+				srv = s
 			}
-			start := time.Now()
-			seqReqs := lockOnce(b, srv, dir, true)
-			seq := time.Since(start)
+			// BENCH_NO_SEQUENTIAL=1 skips the measurement one request
+			// after another (4 s), for quick comparisons.
+			measureSeq := os.Getenv("BENCH_NO_SEQUENTIAL") == ""
+			var seq time.Duration
+			seqReqs := -1
+			if measureSeq {
+				start := time.Now()
+				seqReqs = lockOnce(b, srv, dir, true)
+				seq = time.Since(start)
+			}
 			b.ResetTimer()
 			cpu0, cpuOK := processCPU()
 			reqs := 0
@@ -182,15 +313,17 @@ func BenchmarkProvidersLock(b *testing.B) {
 			if cpu1, ok := processCPU(); ok && cpuOK {
 				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			}
-			if reqs != seqReqs {
+			if measureSeq && reqs != seqReqs {
 				b.Fatalf("%d requests, but %d one after another", reqs, seqReqs)
 			}
 			per := b.Elapsed() / time.Duration(b.N)
 			chain := time.Duration(tc.chain) * benchLatency
 			b.ReportMetric(float64(chain.Milliseconds()), "chain-ms")
 			b.ReportMetric(float64(per)/float64(chain), "x-chain")
-			b.ReportMetric(float64(seq.Milliseconds()), "sequential-ms")
-			b.ReportMetric(float64(seq)/float64(per), "x-sequential")
+			if measureSeq {
+				b.ReportMetric(float64(seq.Milliseconds()), "sequential-ms")
+				b.ReportMetric(float64(seq)/float64(per), "x-sequential")
+			}
 			b.ReportMetric(float64(reqs), "requests/op")
 		})
 	}

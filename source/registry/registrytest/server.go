@@ -219,15 +219,30 @@ func (s *Server) Close() { s.srv.Close() }
 // [Options.HTTP1] is set, and keeps up to 64 idle connections per host
 // for HTTP/1.1.
 func (s *Server) Client() *http.Client {
-	base := s.srv.Client()
-	tr := base.Transport.(*http.Transport).Clone()
-	addr := s.srv.Listener.Addr().String()
+	return ClientFor(s.srv.Listener.Addr().String(), s.Certificate(), s.opts.HTTP1)
+}
+
+// Certificate returns the server's self-signed TLS certificate, which a
+// client in another process needs to trust it (see [ClientFor]).
+func (s *Server) Certificate() *x509.Certificate { return s.srv.Certificate() }
+
+// ClientFor returns the client [Server.Client] returns, for a server that
+// runs elsewhere (in another process, say) and listens on addr
+// (host:port) with certificate cert: it trusts cert, connects every host
+// name to addr, speaks HTTP/2 unless http1 is set, and keeps up to 64
+// idle connections per host for HTTP/1.1.
+func ClientFor(addr string, cert *x509.Certificate, http1 bool) *http.Client {
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
 	var d net.Dialer
-	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, network, addr)
+	tr := &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool},
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		},
+		ForceAttemptHTTP2:   !http1,
+		MaxIdleConnsPerHost: 64,
 	}
-	tr.ForceAttemptHTTP2 = !s.opts.HTTP1
-	tr.MaxIdleConnsPerHost = 64
 	return &http.Client{Transport: tr}
 }
 
