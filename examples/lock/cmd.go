@@ -234,29 +234,15 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	for _, d := range diags {
 		out.printf("Warning: %s: %s\n", d.Summary, d.Detail)
 	}
-	tokens := registry.Tokens{}
-	for h, cr := range cfg.Credentials {
-		tokens[h] = cr.Token
-	}
-	hosts := map[string]registry.Services{}
-	for h, hb := range cfg.Hosts {
-		svc := registry.Services{}
-		for id, v := range hb.Services {
-			if s, ok := v.(string); ok {
-				svc[id] = s
-			}
-		}
-		hosts[h] = svc
-	}
 	warn := func(msg string) { out.printf("Warning: %s\n", msg) }
 	d := &install.Dispatch{}
-	reg := registry.NewSource(registry.Options{
-		Credentials: registry.Chain(registry.EnvCredentials(os.Environ()), tokens),
-		Hosts:       hosts,
-		Remote:      d,
-		Warn:        warn,
-		Events:      out,
-	})
+	// The CLI configuration's host blocks and tokens (TF_TOKEN_ variables
+	// first, then credentials blocks), as tofu reads them.
+	reg := registry.NewSource(cfg.RegistryOptions(registry.Options{
+		Remote: d,
+		Warn:   warn,
+		Events: out,
+	}))
 	d.Registry = reg
 	d.Git = git.NewSource(git.Options{UserConfig: true, Warn: warn, Events: out})
 	d.OCI = oci.NewSource(oci.Options{ConfigFiles: oci.DefaultConfigFiles(os.Getenv, runtime.GOOS), Events: out})

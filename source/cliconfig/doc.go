@@ -25,5 +25,7 @@
 // variables that override them, and [Config.Sources] composes the sources:
 // a [source.MultiSource] of [source.Selector]s, the dev overrides and the
 // plugin cache directory. The registry and OCI sources are passed in as
-// constructors ([SourceOptions]), so this package does not depend on them.
+// constructors ([SourceOptions]); [Config.RegistryOptions] gives a registry
+// source the host blocks and tokens, so that it finds private registries
+// as tofu does.
 package cliconfig

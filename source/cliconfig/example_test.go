@@ -6,6 +6,7 @@ import (
 
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cliconfig"
+	tfregistry "github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/sourcetest"
 )
 
@@ -54,4 +55,31 @@ provider_installation {
 	fmt.Println(inst.Source)
 	// Output:
 	// multi(network_mirror https://mirror.example.com/providers/, direct)
+}
+
+func ExampleConfig_RegistryOptions() {
+	cfg, diags := cliconfig.Parse([]byte(`
+host "registry.example.com" {
+  services = {
+    "providers.v1" = "https://registry.example.com/api/providers/"
+  }
+}
+credentials "registry.example.com" {
+  token = "example-token"
+}
+`), "example.tfrc")
+	if diags.HasErrors() {
+		fmt.Println(diags)
+		return
+	}
+	opts := cfg.RegistryOptions(tfregistry.Options{UserAgent: "my-tool/1.0"})
+	fmt.Println(opts.Hosts["registry.example.com"]["providers.v1"])
+	_, ok := opts.Credentials.Token("registry.example.com")
+	fmt.Println("token:", ok, "user agent:", opts.UserAgent)
+	// A registry source built with these options (tfregistry.NewSource)
+	// skips service discovery for the host and sends its token.
+
+	// Output:
+	// https://registry.example.com/api/providers/
+	// token: true user agent: my-tool/1.0
 }
