@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -230,6 +231,9 @@ func lockOnce(b *testing.B, srv benchRegistry, dir string, serial bool) int {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// As when the process ends: the server does not keep a connection per
+	// run open.
+	client.CloseIdleConnections()
 	if n := len(res.Lock.ProviderHashes(res.Selection.Providers[0].Addr)); n != 2*len(plats) {
 		b.Fatalf("%d hashes locked for one provider, want %d (h1: and zh: of each platform)", n, 2*len(plats))
 	}
@@ -327,4 +331,64 @@ func BenchmarkProvidersLock(b *testing.B) {
 			b.ReportMetric(float64(reqs), "requests/op")
 		})
 	}
+}
+
+// BenchmarkProvidersLockRawHTTP makes the requests of the packages-field
+// runs of BenchmarkProvidersLock (service discovery; then, for each
+// provider at once, its version list, the download response of 1.1.0 for
+// the first platform, and SHA256SUMS with its signature together) with a
+// bare HTTP client that reads each answer and does nothing else: no
+// configuration to read, no JSON beyond the two URLs it needs, no
+// signature check. It is the floor that the machine, the HTTP stack and
+// the in-process registry set for those requests, against which the
+// library's own cost in BenchmarkProvidersLock can be told apart. It
+// reports x-chain like BenchmarkProvidersLock.
+func BenchmarkProvidersLockRawHTTP(b *testing.B) {
+	srv := registrytest.New(b, benchFixtures(), registrytest.Options{Packages: true})
+	srv.SetLatency(benchLatency)
+	if os.Getenv("BENCH_NO_LATENCY") != "" {
+		srv.SetLatency(0)
+	}
+	base := "https://registry.example.test"
+	get := func(c *http.Client, u string) []byte {
+		resp, err := c.Get(u)
+		if err != nil {
+			b.Error(err)
+			return nil
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Errorf("GET %s: %s, %v", u, resp.Status, err)
+		}
+		return body
+	}
+	for b.Loop() {
+		c := srv.Client()
+		get(c, base+"/.well-known/terraform.json")
+		var wg sync.WaitGroup
+		for i := range benchProviders {
+			wg.Go(func() {
+				p := fmt.Sprintf("%s/v1/providers/bench/p%02d/", base, i)
+				get(c, p+"versions")
+				var dl struct {
+					Sums string `json:"shasums_url"`
+					Sig  string `json:"shasums_signature_url"`
+				}
+				if err := json.Unmarshal(get(c, p+"1.1.0/download/"+strings.Replace(benchPlatforms[0], "_", "/", 1)), &dl); err != nil {
+					b.Error(err)
+					return
+				}
+				var sig sync.WaitGroup
+				sig.Go(func() { get(c, base+dl.Sig) })
+				get(c, base+dl.Sums)
+				sig.Wait()
+			})
+		}
+		wg.Wait()
+		c.CloseIdleConnections()
+	}
+	chain := 4 * benchLatency
+	b.ReportMetric(float64(chain.Milliseconds()), "chain-ms")
+	b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N))/float64(chain), "x-chain")
 }
