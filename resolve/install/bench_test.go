@@ -342,13 +342,24 @@ func BenchmarkProvidersLock(b *testing.B) {
 // signature check. It is the floor that the machine, the HTTP stack and
 // the in-process registry set for those requests, against which the
 // library's own cost in BenchmarkProvidersLock can be told apart. It
-// reports x-chain like BenchmarkProvidersLock.
+// reports x-chain like BenchmarkProvidersLock, with the registry in this
+// process (packages-field) or in another one (packages-field-process).
 func BenchmarkProvidersLockRawHTTP(b *testing.B) {
-	srv := registrytest.New(b, benchFixtures(), registrytest.Options{Packages: true})
-	srv.SetLatency(benchLatency)
-	if os.Getenv("BENCH_NO_LATENCY") != "" {
-		srv.SetLatency(0)
-	}
+	b.Run("packages-field", func(b *testing.B) {
+		srv := registrytest.New(b, benchFixtures(), registrytest.Options{Packages: true})
+		srv.SetLatency(benchLatency)
+		if os.Getenv("BENCH_NO_LATENCY") != "" {
+			srv.SetLatency(0)
+		}
+		rawRequests(b, srv)
+	})
+	b.Run("packages-field-process", func(b *testing.B) {
+		rawRequests(b, startRegistryProcess(b, "packages-field"))
+	})
+}
+
+// rawRequests is BenchmarkProvidersLockRawHTTP's loop against srv.
+func rawRequests(b *testing.B, srv benchRegistry) {
 	base := "https://registry.example.test"
 	get := func(c *http.Client, u string) []byte {
 		resp, err := c.Get(u)
