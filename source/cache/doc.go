@@ -10,6 +10,9 @@
 //	locks/<sha256 of identity>.lock   advisory lock files (never removed)
 //	tmp/                              work in progress
 //
+// [Open] creates only the directory itself; the subdirectories are made by
+// the first fill, so that a run that stores nothing changes nothing on disk.
+//
 // An entry is addressed by its h1: hash (golang.org/x/mod dirhash Hash1 of
 // its files; for modules, without VCS metadata). A package whose lock file
 // entry records an h1: is therefore found without knowing where it came from,
