@@ -8,6 +8,7 @@ import (
 	svchost "github.com/hashicorp/terraform-svchost"
 	"golang.org/x/net/idna"
 
+	"github.com/tflock/tflock/source/internal/display"
 	"github.com/tflock/tflock/source/internal/envtoken"
 )
 
@@ -23,6 +24,11 @@ type Credentials interface {
 // international names in punycode, a default https port removed. It returns
 // the input unchanged if it is not a valid host name.
 func NormalizeHost(host string) string {
+	if display.PlainName(host) {
+		// Already in its comparable form (or one svchost refuses, which
+		// is returned as given too), without the cost of IDNA.
+		return host
+	}
 	h, err := forComparison(host)
 	if err != nil {
 		return host

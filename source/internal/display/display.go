@@ -39,21 +39,27 @@ func ProviderShort(p tfaddr.Provider) string {
 	return Provider(p)
 }
 
-// plain reports whether the normalized host name s displays as itself:
-// lower-case ASCII letters, digits, dots and hyphens, an optional port,
-// and no label in punycode ("xn--").
-func plain(s string) bool {
-	name, port, hasPort := strings.Cut(s, ":")
-	if name == "" {
+// PlainName reports whether s is made of lower-case ASCII letters, digits,
+// dots and hyphens only, with no label in punycode ("xn--"): a host name
+// (without a port) that IDNA processing leaves as it is, or refuses.
+func PlainName(s string) bool {
+	if s == "" {
 		return false
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
 			return false
 		}
 	}
-	if strings.HasPrefix(name, "xn--") || strings.Contains(name, ".xn--") {
+	return !strings.HasPrefix(s, "xn--") && !strings.Contains(s, ".xn--")
+}
+
+// plain reports whether the normalized host name s displays as itself: a
+// PlainName with an optional port.
+func plain(s string) bool {
+	name, port, hasPort := strings.Cut(s, ":")
+	if !PlainName(name) {
 		return false
 	}
 	if hasPort {
