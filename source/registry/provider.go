@@ -469,32 +469,52 @@ func checkPackages(m *downloadMeta, rel *release) error {
 	return nil
 }
 
-// records builds the origin hashes of a release, merged by hash.
+// records builds the origin hashes of a release, merged by hash: each
+// hash is reported by the registry's host, signed by the release's key if
+// SHA256SUMS lists it, for the platforms whose archive (in SHA256SUMS) or
+// packages entry names it.
 func records(addr tfaddr.Provider, v versions.Version, m *downloadMeta, rel *release) []tfhash.Record {
 	host := display.Host(addr.Hostname)
-	var signedBy []string
-	if rel.keyID != "" {
-		signedBy = []string{rel.keyID}
+	type origin struct {
+		signed    bool
+		platforms []string
 	}
-	prov := map[tfhash.Hash]tfhash.Provenance{}
-	add := func(h tfhash.Hash, p tfhash.Provenance) { prov[h] = prov[h].Merge(p) }
+	seen := make(map[tfhash.Hash]*origin, len(rel.sums)+2*len(m.packages))
+	at := func(h tfhash.Hash) *origin {
+		o := seen[h]
+		if o == nil {
+			o = &origin{}
+			seen[h] = o
+		}
+		return o
+	}
 	prefix := "terraform-provider-" + addr.Type + "_" + v.String() + "_"
 	for name, h := range rel.sums {
-		p := tfhash.Provenance{SignedBy: signedBy, Registries: []string{host}}
+		o := at(h)
+		o.signed = true
 		if rest, ok := strings.CutPrefix(name, prefix); ok {
 			if pl, err := source.ParsePlatform(strings.TrimSuffix(rest, ".zip")); err == nil && strings.HasSuffix(rest, ".zip") {
-				p.Platforms = []string{pl.String()}
+				o.platforms = append(o.platforms, pl.String())
 			}
 		}
-		add(h, p)
 	}
 	for pl, d := range m.packages {
+		name := pl.String()
 		for _, h := range d.hashes {
-			add(h, tfhash.Provenance{Registries: []string{host}, Platforms: []string{pl.String()}})
+			o := at(h)
+			o.platforms = append(o.platforms, name)
 		}
 	}
-	out := make([]tfhash.Record, 0, len(prov))
-	for h, p := range prov {
+	out := make([]tfhash.Record, 0, len(seen))
+	for h, o := range seen {
+		p := tfhash.Provenance{Registries: []string{host}}
+		if o.signed && rel.keyID != "" {
+			p.SignedBy = []string{rel.keyID}
+		}
+		if len(o.platforms) > 0 {
+			slices.Sort(o.platforms)
+			p.Platforms = slices.Compact(o.platforms)
+		}
 		out = append(out, tfhash.Record{Hash: h, Provenance: p})
 	}
 	slices.SortFunc(out, func(a, b tfhash.Record) int { return strings.Compare(string(a.Hash), string(b.Hash)) })
