@@ -142,14 +142,20 @@ func (s *Source) providerVersions(ctx context.Context, p source.ProviderPackage)
 		}
 		seen[ver] = true
 		a := source.Available{Version: ver, Protocols: v.Protocols}
+		// Sorted by name ("darwin_arm64" < "linux_amd64"), each name
+		// built once.
+		names := make([]string, 0, len(v.Platforms))
 		for _, pl := range v.Platforms {
-			plat, err := source.ParsePlatform(pl.OS + "_" + pl.Arch)
-			if err != nil {
-				continue
+			name := pl.OS + "_" + pl.Arch
+			if _, err := source.ParsePlatform(name); err == nil {
+				names = append(names, name)
 			}
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			plat, _ := source.ParsePlatform(name)
 			a.Platforms = append(a.Platforms, plat)
 		}
-		slices.SortFunc(a.Platforms, func(x, y source.Platform) int { return strings.Compare(x.String(), y.String()) })
 		out = append(out, a)
 	}
 	slices.SortStableFunc(out, func(x, y source.Available) int { return x.Version.Compare(y.Version) })
