@@ -167,7 +167,11 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	for _, rs := range provReqs {
 		sortRequirements(rs)
 	}
+	// With ProviderPicked, each listed provider is picked as soon as it is
+	// listed, and the Selection holds that same pick.
 	var onListed func(context.Context, source.Package, listResult)
+	var earlyMu sync.Mutex
+	early := map[tfaddr.Provider]ProviderPick{}
 	if opts.ProviderPicked != nil {
 		onListed = func(ctx context.Context, pkg source.Package, l listResult) {
 			p, ok := pkg.(source.ProviderPackage)
@@ -175,9 +179,14 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 				return
 			}
 			one := map[string]listResult{pkg.String(): l}
-			if pick, err := pickProvider(p.Addr, provReqs[p.Addr], one, lock, false, opts); err == nil {
-				opts.ProviderPicked(ctx, pick)
+			pick, err := pickProvider(p.Addr, provReqs[p.Addr], one, lock, false, opts)
+			if err != nil {
+				return // reported by the pick after listing
 			}
+			earlyMu.Lock()
+			early[p.Addr] = pick
+			earlyMu.Unlock()
+			opts.ProviderPicked(ctx, pick)
 		}
 	}
 
@@ -193,6 +202,10 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	}
 	sortByString(addrs)
 	for _, addr := range addrs {
+		if pick, ok := early[addr]; ok {
+			sel.Providers = append(sel.Providers, pick)
+			continue
+		}
 		rs := provReqs[addr]
 		pick, err := pickProvider(addr, rs, listed, lock, unmanaged[addr], opts)
 		if err != nil {

@@ -143,18 +143,21 @@ func (s *Source) providerVersions(ctx context.Context, p source.ProviderPackage)
 		seen[ver] = true
 		a := source.Available{Version: ver, Protocols: v.Protocols}
 		// Sorted by name ("darwin_arm64" < "linux_amd64"), each name
-		// built once.
-		names := make([]string, 0, len(v.Platforms))
+		// built and parsed once.
+		type named struct {
+			name string
+			plat source.Platform
+		}
+		plats := make([]named, 0, len(v.Platforms))
 		for _, pl := range v.Platforms {
 			name := pl.OS + "_" + pl.Arch
-			if _, err := source.ParsePlatform(name); err == nil {
-				names = append(names, name)
+			if plat, err := source.ParsePlatform(name); err == nil {
+				plats = append(plats, named{name, plat})
 			}
 		}
-		slices.Sort(names)
-		for _, name := range names {
-			plat, _ := source.ParsePlatform(name)
-			a.Platforms = append(a.Platforms, plat)
+		slices.SortFunc(plats, func(x, y named) int { return strings.Compare(x.name, y.name) })
+		for _, p := range plats {
+			a.Platforms = append(a.Platforms, p.plat)
 		}
 		out = append(out, a)
 	}
