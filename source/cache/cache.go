@@ -96,6 +96,12 @@ func (c *Cache) Dir() string { return c.dir }
 // only if it matches one of them, or if want holds no hash of a scheme this
 // package can compute (h1:, zh:). It returns ok == false on a miss.
 //
+// A module package is also found by an h1: in want alone, whatever
+// identity stored it (the contents are the same). A provider package is
+// found only under its own identity (address, version and platform): a lock
+// file's hashes cover every platform, so an h1: in want does not tell which
+// platform's package an entry holds.
+//
 // Lookup is a query and reports no [source.EventCacheHit]; [Cache.Fill]
 // reports one each time it serves a package from the cache.
 func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool, error) {
@@ -195,12 +201,20 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	return e, nil
 }
 
-// lookup finds a usable entry: first by an h1: in want, then through the index.
+// lookup finds a usable entry: for a module, first by an h1: in want, then
+// through the index; for a provider, only through the index.
+//
+// A module's recorded hashes all describe that one package, so any entry
+// named by one of them has the right contents, whatever identity filled
+// it. A provider's recorded hashes cover every platform of its version
+// (a lock file lists them together), so an entry named by one of them may
+// be another platform's package: a provider entry is found by its identity
+// (address, version, platform) and only then checked against want.
 func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
 	module := isModule(pkg)
 	rec, haveRec := c.readIndex(identity(pkg))
 	for _, h := range want {
-		if h.Scheme() != hash.SchemeH1 {
+		if !module || h.Scheme() != hash.SchemeH1 {
 			continue
 		}
 		if c.usable(c.objectDir(h), h, module) {
