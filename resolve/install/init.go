@@ -360,6 +360,19 @@ func (r *run) lockedModule(pick resolve.ModulePick) *lockfile.ModuleLock {
 	return ml
 }
 
+// sameVersionModule returns the lock entry of a call whose pick is the
+// version the entry records (same source, a real version), even when the
+// call is being upgraded: a version's contents never change, so what is
+// fetched must still match the recorded hashes. Entries without a version
+// (a branch or a bare commit) are left out: upgrading them means moving.
+func (r *run) sameVersionModule(pick resolve.ModulePick) *lockfile.ModuleLock {
+	ml := r.prev.Module(pick.Call)
+	if ml == nil || ml.Version.IsZero() || ml.Source != pick.LockSource || ml.Version != pick.Package.Version {
+		return nil
+	}
+	return ml
+}
+
 func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *resolve.ModuleCall) (*moduleFetch, error) {
 	pkg := pick.Package
 	var want []hash.Hash
@@ -369,6 +382,8 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *reso
 		if ml.Digest != "" {
 			pkg.Pin = ml.Digest
 		}
+	} else if ml := r.sameVersionModule(pick); ml != nil {
+		want = ml.Hashes
 	}
 	e, hit, sub, err := r.fill(ctx, pkg, pick.Call, want)
 	if err != nil {
@@ -480,8 +495,12 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		if p.Version.IsZero() || p.Reason == resolve.Builtin || p.Reason == resolve.Unmanaged {
 			continue
 		}
+		// A version's contents never change: even when upgrading, a
+		// selection of the locked version must match the locked hashes
+		// (a registry that republished it is a checksum error); only a
+		// version that changed gets fresh hashes.
 		var want []hash.Hash
-		if old := r.prev.Provider(p.Addr); old != nil && old.Version == p.Version && !r.upgradingProvider(p.Addr) {
+		if old := r.prev.Provider(p.Addr); old != nil && old.Version == p.Version {
 			want = old.Hashes
 		}
 		if r.s.ProvidersLock {

@@ -2,14 +2,18 @@ package install_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
 const providersOnlyConfig = `terraform {
@@ -83,4 +87,106 @@ func firstLine(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "\n")
+}
+
+const registryOnlyConfig = `terraform {
+  required_providers {
+    cloud = {
+      source  = "registry.example.test/acme/cloud"
+      version = "~> 1.0"
+    }
+  }
+}
+
+module "vpc" {
+  source  = "registry.example.test/acme/vpc/cloud"
+  version = "~> 1.0"
+}
+`
+
+// republished is the default world's fixtures with acme/cloud 1.1.0 and
+// the module acme/vpc/cloud 1.1.0 published again with other contents
+// (validly signed: the registry itself republished them).
+func republished() registrytest.Fixtures {
+	fx := installtest.DefaultFixtures()
+	for i := range fx.Providers {
+		for j := range fx.Providers[i].Versions {
+			if fx.Providers[i].Addr == installtest.RegistryHost+"/acme/cloud" && fx.Providers[i].Versions[j].Version == "1.1.0" {
+				fx.Providers[i].Versions[j].Size = 2048
+			}
+		}
+	}
+	for i := range fx.Modules {
+		for j := range fx.Modules[i].Versions {
+			if fx.Modules[i].Versions[j].Version == "1.1.0" {
+				fx.Modules[i].Versions[j].Files["README.md"] = "republished\n"
+			}
+		}
+	}
+	return fx
+}
+
+// TestUpgradeVerifiesUnchangedVersions is the regression test for
+// -upgrade accepting a republished package: when the upgrade selects the
+// version already locked, what is fetched must still match the lock's
+// hashes (only a version that changed gets fresh hashes), for providers
+// and modules alike.
+func TestUpgradeVerifiesUnchangedVersions(t *testing.T) {
+	if err := installtest.HaveGit(); err != nil {
+		t.Skip(err)
+	}
+	orig, err := installtest.Start(context.Background(), installtest.Options{NoGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(orig.Close)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": registryOnlyConfig})
+	initAndWrite(t, install.Options{Dir: dir, Source: orig.Source, Cache: openCache(t)})
+	lockBefore, err := os.ReadFile(filepath.Join(dir, install.LockFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	fx := republished()
+	again, err := installtest.Start(context.Background(), installtest.Options{NoGit: true, Fixtures: &fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Close)
+	for _, tc := range []struct {
+		name string
+		opts install.Options
+		call string
+	}{
+		{"provider", install.Options{UpgradeProviders: []tfaddr.Provider{tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud")}}, ""},
+		{"module", install.Options{UpgradeModules: []string{"vpc"}}, "vpc"},
+		{"all", install.Options{Upgrade: true}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.Dir, opts.Source, opts.Cache = dir, again.Source, openCache(t)
+			before := snapshot(t, dir)
+			res, err := install.Init(context.Background(), opts)
+			if err == nil {
+				t.Fatalf("-upgrade accepted a republished package; lock:\n%s", res.Lock.Bytes())
+			}
+			var ce *install.ChecksumError
+			if !errors.As(err, &ce) || !errors.Is(err, source.ErrChecksumMismatch) {
+				t.Fatalf("error %v, want a *install.ChecksumError", err)
+			}
+			if tc.call != "" && ce.Call != tc.call {
+				t.Errorf("checksum error for %q, want module call %q", ce.Call, tc.call)
+			}
+			if len(ce.Want) == 0 {
+				t.Errorf("checksum error lists no expected hashes")
+			}
+			if after := snapshot(t, dir); after != before {
+				t.Error("a failed init changed the configuration directory")
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, install.LockFileName)); string(b) != string(lockBefore) {
+		t.Error("the lock file changed")
+	}
 }
