@@ -47,6 +47,13 @@ type Cache struct {
 	made bool // the subdirectories exist
 }
 
+// ErrEmptyPackage is wrapped by the error [Cache.Fill] returns when a
+// provider package holds no files.
+var ErrEmptyPackage = errors.New("the package holds no files")
+
+// emptyH1 is the h1: of a directory with no files.
+const emptyH1 = hash.Hash("h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=")
+
 // Entry is a package in the cache.
 type Entry struct {
 	// Dir is the entry's directory. Treat it as read-only: it is shared.
@@ -163,6 +170,12 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	h1, err := h1Dir(pkgDir, isModule(pkg))
 	if err != nil {
 		return Entry{}, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
+	}
+	if h1 == emptyH1 && !isModule(pkg) {
+		// A provider package always holds its executable: an empty one
+		// (a link that was not followed, a half-made mirror) is never
+		// stored, installed or locked.
+		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: ErrEmptyPackage}
 	}
 	hashes := []hash.Hash{h1}
 	for _, h := range f.Hashes {

@@ -59,8 +59,13 @@ func ValidName(name string) bool {
 }
 
 // CopyDir copies the regular files under src into dst (which exists),
-// keeping the executable bits. Symbolic links are followed.
+// keeping the executable bits. Symbolic links are followed, src itself
+// included (a mirror's package directory may be a link to the real one).
 func CopyDir(ctx context.Context, src, dst string) error {
+	src, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return err
+	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
