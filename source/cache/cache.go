@@ -13,12 +13,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/source"
-	"github.com/tflock/tflock/source/internal/flock"
 )
 
 // Options configure a [Cache]. The zero value is ready to use.
@@ -92,7 +93,72 @@ func Open(dir string, opts Options) (*Cache, error) {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 20 * time.Millisecond
 	}
-	return &Cache{dir: abs, opts: opts, locks: &flock.Locker{MinPoll: opts.PollInterval, MaxPoll: opts.PollInterval}}, nil
+	c := &Cache{dir: abs, opts: opts, locks: &flock.Locker{MinPoll: opts.PollInterval, MaxPoll: opts.PollInterval}}
+	c.sweep()
+	return c, nil
+}
+
+// sweep removes what killed processes left in tmp/: a fill or index file
+// whose package lock nobody holds (the system released a killed holder's
+// lock, so no one is writing it), damaged entries being thrown away, and
+// anything else there older than staleAge.
+func (c *Cache) sweep() {
+	tmp := filepath.Join(c.dir, "tmp")
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(tmp, e.Name())
+		switch kind, key, ok := parseTempName(e.Name()); {
+		case ok && kind == "damaged":
+			removeTree(p)
+		case ok:
+			unlock, free, err := c.locks.TryLock(c.lockPath(key))
+			if err != nil || !free {
+				continue
+			}
+			removeTree(p)
+			unlock()
+		default:
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleAge {
+				removeTree(p)
+			}
+		}
+	}
+}
+
+// staleAge is how old an unrecognised file in tmp/ must be to be removed.
+const staleAge = 24 * time.Hour
+
+// tempName is the prefix of a temporary file or directory in tmp/ made
+// while holding the lock of the package whose key name is keyName:
+// "fill-KEYNAME-" or "index-KEYNAME-".
+func tempName(kind, keyName string) string { return kind + "-" + keyName + "-" }
+
+// parseTempName reads a name made from tempName (kind "fill" or "index",
+// with the key name), or "damaged-..." (kind "damaged", no key).
+func parseTempName(name string) (kind, keyName string, ok bool) {
+	if strings.HasPrefix(name, "damaged-") {
+		return "damaged", "", true
+	}
+	kind, rest, found := strings.Cut(name, "-")
+	if !found || (kind != "fill" && kind != "index") {
+		return "", "", false
+	}
+	keyName, _, found = strings.Cut(rest, "-")
+	if !found || len(keyName) != sha256.Size*2 {
+		return "", "", false
+	}
+	if _, err := hex.DecodeString(keyName); err != nil {
+		return "", "", false
+	}
+	return kind, keyName, true
+}
+
+func removeTree(p string) {
+	_ = makeWritable(p)
+	_ = os.RemoveAll(p)
 }
 
 // Dir returns the cache's directory.
@@ -151,7 +217,7 @@ func (c *Cache) Fill(ctx context.Context, pkg source.Package, want []hash.Hash, 
 }
 
 func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want []hash.Hash, fetch FetchFunc) (Entry, error) {
-	work, err := os.MkdirTemp(filepath.Join(c.dir, "tmp"), "fill-")
+	work, err := os.MkdirTemp(filepath.Join(c.dir, "tmp"), tempName("fill", keyName(key)))
 	if err != nil {
 		return Entry{}, fmt.Errorf("cache: %w", err)
 	}
@@ -293,8 +359,7 @@ func (c *Cache) discard(dir string) {
 	}
 	dst := filepath.Join(c.dir, "tmp", "damaged-"+randomSuffix())
 	if err := os.Rename(dir, dst); err == nil {
-		_ = makeWritable(dst)
-		_ = os.RemoveAll(dst)
+		removeTree(dst)
 	}
 }
 
@@ -340,7 +405,7 @@ func (c *Cache) writeIndex(key string, e Entry) error {
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), "index-")
+	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), tempName("index", keyName(key)))
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

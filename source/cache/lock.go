@@ -11,8 +11,7 @@ import (
 // lock takes the lock of one package, both within this process and across
 // processes (a lock file under locks/, never removed).
 func (c *Cache) lock(ctx context.Context, pkg source.Package, key string) (func(), error) {
-	path := filepath.Join(c.dir, "locks", keyName(key)+".lock")
-	unlock, err := c.locks.Lock(ctx, path, func() {
+	unlock, err := c.locks.Lock(ctx, c.lockPath(keyName(key)), func() {
 		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheWait, Package: pkg, Detail: "another fill of this package is in progress"})
 	})
 	if err != nil {
@@ -22,4 +21,9 @@ func (c *Cache) lock(ctx context.Context, pkg source.Package, key string) (func(
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return unlock, nil
+}
+
+// lockPath is the lock file of the package whose key name is keyName.
+func (c *Cache) lockPath(keyName string) string {
+	return filepath.Join(c.dir, "locks", keyName+".lock")
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
-	"github.com/tflock/tflock/source/internal/flock"
+	"github.com/tflock/tflock/internal/flock"
 )
 
 // Options configures a [Source]. The zero value works: git from PATH, no

@@ -120,3 +120,58 @@ func (l *Locker) lockLocal(ctx context.Context, key string, wait func()) (func()
 		}
 	}
 }
+
+// TryLock takes the lock named by path only if no goroutine of this
+// process and no other process holds it; it never waits. ok is false when
+// the lock is held elsewhere. It is how a sweeper tells debris left by a
+// killed process (whose locks the system released) from work in progress.
+func (l *Locker) TryLock(path string) (unlockFn func(), ok bool, err error) {
+	l.mu.Lock()
+	if l.held == nil {
+		l.held = map[string]chan struct{}{}
+	}
+	if _, busy := l.held[path]; busy {
+		l.mu.Unlock()
+		return nil, false, nil
+	}
+	done := make(chan struct{})
+	l.held[path] = done
+	l.mu.Unlock()
+	unlockLocal := func() {
+		l.mu.Lock()
+		delete(l.held, path)
+		l.mu.Unlock()
+		close(done)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		unlockLocal()
+		return nil, false, fmt.Errorf("lock file: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		unlockLocal()
+		return nil, false, fmt.Errorf("lock file: %w", err)
+	}
+	got, err := tryLock(f)
+	if err != nil || !got {
+		f.Close()
+		unlockLocal()
+		if err != nil {
+			return nil, false, fmt.Errorf("locking %s: %w", path, err)
+		}
+		return nil, false, nil
+	}
+	return func() {
+		_ = unlock(f)
+		f.Close()
+		unlockLocal()
+	}, true, nil
+}
+
+// LockOpenFile takes the advisory lock of an open file without waiting,
+// for a process that marks a temporary file as in use for as long as it
+// holds it open. ok is false when another open file description holds it.
+// Closing f releases it.
+func LockOpenFile(f *os.File) (ok bool, err error) {
+	return tryLock(f)
+}

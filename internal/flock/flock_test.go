@@ -94,3 +94,47 @@ func TestCancelledWhileWaitingInProcess(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+func TestTryLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	var a, b Locker
+	unlock, ok, err := a.TryLock(path)
+	if err != nil || !ok {
+		t.Fatalf("first TryLock: ok=%v err=%v", ok, err)
+	}
+	if _, ok, err := a.TryLock(path); err != nil || ok {
+		t.Fatalf("TryLock of a lock held in this Locker: ok=%v err=%v, want false", ok, err)
+	}
+	if _, ok, err := b.TryLock(path); err != nil || ok {
+		t.Fatalf("TryLock of a lock held through another file: ok=%v err=%v, want false", ok, err)
+	}
+	unlock()
+	unlock2, ok, err := b.TryLock(path)
+	if err != nil || !ok {
+		t.Fatalf("TryLock after unlock: ok=%v err=%v", ok, err)
+	}
+	unlock2()
+}
+
+func TestLockOpenFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tmp")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := LockOpenFile(f); err != nil || !ok {
+		t.Fatalf("LockOpenFile: ok=%v err=%v", ok, err)
+	}
+	g, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if ok, err := LockOpenFile(g); err != nil || ok {
+		t.Fatalf("LockOpenFile of a file locked through another descriptor: ok=%v err=%v, want false", ok, err)
+	}
+	f.Close()
+	if ok, err := LockOpenFile(g); err != nil || !ok {
+		t.Fatalf("LockOpenFile after the holder closed: ok=%v err=%v", ok, err)
+	}
+}
