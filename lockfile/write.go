@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -13,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/resolve/versions"
 )
 
@@ -177,7 +180,9 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	pattern := "." + base + ".tmp-*"
+	sweepTemps(dir, pattern)
+	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return fmt.Errorf("writing lock file %s: %w", path, err)
 	}
@@ -187,6 +192,9 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
+	// Held until the file is closed: a temporary file whose lock is free
+	// was left by a process that died (see sweepTemps).
+	_, _ = flock.LockOpenFile(tmp)
 	if _, err = tmp.Write(data); err != nil {
 		return fmt.Errorf("writing lock file %s: %w", path, err)
 	}
@@ -196,11 +204,22 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("writing lock file %s: %w", path, err)
 	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing lock file %s: %w", path, err)
+	if runtime.GOOS == "windows" {
+		// Windows renames no open file; closing releases the lock first,
+		// a moment tempGrace covers.
+		if err = tmp.Close(); err != nil {
+			return fmt.Errorf("writing lock file %s: %w", path, err)
+		}
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("writing lock file %s: %w", path, err)
+	}
+	if runtime.GOOS != "windows" {
+		// Closed only once renamed, so the lock covers the file's whole
+		// life under its temporary name.
+		if err = tmp.Close(); err != nil {
+			return fmt.Errorf("writing lock file %s: %w", path, err)
+		}
 	}
 	// Make the rename durable; not every platform can sync a directory.
 	if d, derr := os.Open(dir); derr == nil {
@@ -208,4 +227,34 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// tempGrace is how old a temporary lock file must be before sweepTemps
+// may remove it: it covers the moment between creating a temporary file
+// and taking its lock (and, on Windows, between closing it and renaming it).
+const tempGrace = 5 * time.Second
+
+// sweepTemps removes the temporary files of earlier writes of the same
+// lock file that a killed process left behind: those matching pattern,
+// older than tempGrace, whose advisory lock no process holds.
+func sweepTemps(dir, pattern string) {
+	names, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		info, err := os.Lstat(name)
+		if err != nil || !info.Mode().IsRegular() || time.Since(info.ModTime()) < tempGrace {
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		free, err := flock.LockOpenFile(f)
+		_ = f.Close()
+		if err == nil && free {
+			_ = os.Remove(name)
+		}
+	}
 }
