@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/flock"
+	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/providercache"
 )
@@ -124,6 +126,18 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 	if err := os.MkdirAll(r.s.InstallDir, 0o755); err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
+	// One install into a directory at a time; whoever holds the lock owns
+	// every staging name, so what is there already was left by a run that
+	// was killed.
+	var locker flock.Locker
+	unlock, err := locker.Lock(ctx, filepath.Join(r.s.InstallDir, installLockName), func() {
+		source.Emit(r.s.Events, source.Event{Kind: source.EventWarning, Detail: "waiting for another run installing into " + r.s.InstallDir})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	defer unlock()
+	sweepStaging(r.s.InstallDir)
 	var staged []stagedDir
 	defer func() {
 		for _, sd := range staged {
@@ -131,7 +145,7 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 		}
 	}()
 	stage := func(name string) (string, error) {
-		tmp, err := os.MkdirTemp(r.s.InstallDir, ".tflock-"+name+"-")
+		tmp, err := os.MkdirTemp(r.s.InstallDir, stagingPrefix+name+"-")
 		if err != nil {
 			return "", fmt.Errorf("install: %w", err)
 		}
@@ -218,6 +232,29 @@ func (r *run) h1Of(p ProviderResult) hash.Hash {
 	return p.h1
 }
 
+// stagingPrefix begins the name of everything an install makes in the
+// install directory besides providers/ and modules/ (staging directories,
+// the previous directories moved aside); installLockName is the lock that
+// one install holds.
+const (
+	stagingPrefix   = ".tflock-"
+	installLockName = ".tflock.lock"
+)
+
+// sweepStaging removes the staging directories a killed install left in
+// dir. The caller holds the install lock.
+func sweepStaging(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), stagingPrefix) && e.Name() != installLockName {
+			removeAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
 // stagedDir is a directory built in tmp, to become INSTALLDIR/name.
 type stagedDir struct{ name, tmp string }
 
@@ -232,8 +269,9 @@ func swap(dir string, staged []stagedDir) error {
 	rollback := func() {
 		for i := len(done) - 1; i >= 0; i-- {
 			m := done[i]
-			_ = os.Rename(m.dst, m.dst+".failed")
-			removeAll(m.dst + ".failed")
+			failed := filepath.Join(dir, stagingPrefix+"failed-"+filepath.Base(m.dst))
+			_ = os.Rename(m.dst, failed)
+			removeAll(failed)
 			if m.old != "" {
 				_ = os.Rename(m.old, m.dst)
 			}

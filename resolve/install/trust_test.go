@@ -13,6 +13,7 @@ import (
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
@@ -188,5 +189,69 @@ func TestUpgradeVerifiesUnchangedVersions(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, install.LockFileName)); string(b) != string(lockBefore) {
 		t.Error("the lock file changed")
+	}
+}
+
+// TestInitSweepsKilledInstall: what an install killed between staging and
+// swapping leaves in the install directory (its staging directories and
+// the previous directory moved aside, by the names the install gives them)
+// is removed by the next run, which installs normally.
+func TestInitSweepsKilledInstall(t *testing.T) {
+	w := startWorld(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": registryOnlyConfig})
+	c := openCache(t)
+	initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	tf := filepath.Join(dir, ".terraform")
+	for _, debris := range []string{".tflock-providers-123456", ".tflock-modules-654321", ".tflock-providers-777.old"} {
+		writeFiles(t, filepath.Join(tf, debris), map[string]string{"half/written": "x"})
+	}
+	initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	entries, err := os.ReadDir(tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != ".tflock.lock" {
+			names = append(names, e.Name())
+		}
+	}
+	if strings.Join(names, " ") != "modules providers" {
+		t.Errorf(".terraform holds %v after the next run, want modules and providers only", names)
+	}
+}
+
+// TestInitCancelledLeavesNothing cancels Init while a package download is
+// under way: the run ends with the context's error and leaves no file in
+// the configuration directory, the install directory or the cache's tmp/.
+func TestInitCancelledLeavesNothing(t *testing.T) {
+	w := startWorld(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": registryOnlyConfig})
+	before := snapshot(t, dir)
+	cacheDir := t.TempDir()
+	c, err := cache.Open(cacheDir, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := source.EventsFunc(func(e source.Event) {
+		if e.Kind == source.EventFetchStarted {
+			if _, ok := e.Package.(source.ProviderPackage); ok {
+				cancel()
+			}
+		}
+	})
+	_, err = install.Init(ctx, install.Options{Dir: dir, Source: w.Source, Cache: c, Events: events})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Init: %v, want context.Canceled", err)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Errorf("a cancelled init changed the configuration directory:\n%s", after)
+	}
+	if left, _ := os.ReadDir(filepath.Join(cacheDir, "tmp")); len(left) != 0 {
+		t.Errorf("the cache's tmp/ holds %d entries after a cancelled run", len(left))
 	}
 }
