@@ -33,12 +33,13 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("reading the configuration in %s: %s", e.Dir, strings.Join(errs, "; "))
 }
 
-// ChecksumError reports a package whose contents match none of the checksums
-// recorded in the lock file (or that its origin vouches for). Nothing is
-// installed and no lock file is changed when Init returns it.
+// ChecksumError reports a package whose contents match none of the
+// checksums recorded in the lock file, or none of those its origin vouches
+// for (a registry's signed checksums) when the lock file records none.
+// Nothing is installed and no lock file is changed when Init returns it.
 //
 // It wraps the cause (which wraps [source.ErrChecksumMismatch]) and a
-// [*hash.MismatchError] with the computed and the recorded hashes, so both
+// [*hash.MismatchError] with the computed and the expected hashes, so both
 // errors.Is(err, source.ErrChecksumMismatch) and errors.As(err, &mismatch)
 // match.
 type ChecksumError struct {
@@ -48,18 +49,56 @@ type ChecksumError struct {
 	Call string
 	// Got are the hashes computed from what was fetched, when known.
 	Got []hash.Hash
-	// Want are the hashes the lock file records.
+	// Want are the hashes the lock file records; when it records none,
+	// those the origin vouches for, if known.
 	Want []hash.Hash
+	// Origin is true when Want came from the origin (the lock file recorded
+	// nothing for the package).
+	Origin bool
 	// Err is the cause.
 	Err error
 }
 
 func (e *ChecksumError) Error() string {
 	what := e.Package.ForDisplay()
+	entry := "the entry of this provider"
 	if e.Call != "" {
 		what = fmt.Sprintf("module %q (%s)", e.Call, what)
+		entry = fmt.Sprintf("the module %q block", e.Call)
 	}
-	return fmt.Sprintf("the package for %s does not match any of the checksums recorded in the dependency lock file: %v", what, e.Err)
+	var b strings.Builder
+	switch {
+	case e.Origin:
+		fmt.Fprintf(&b, "the package for %s does not match the checksums its origin vouches for", what)
+	case len(e.Want) > 0:
+		fmt.Fprintf(&b, "the package for %s does not match any of the checksums recorded in the dependency lock file", what)
+	default:
+		fmt.Fprintf(&b, "the package for %s does not match the checksums its origin reported: %v", what, e.Err)
+		return b.String()
+	}
+	label := "lock file"
+	if e.Origin {
+		label = "origin"
+	}
+	fmt.Fprintf(&b, "\n  Expected (%s): %s", label, joinHashes(e.Want))
+	fmt.Fprintf(&b, "\n  Got:%s %s", strings.Repeat(" ", len(label)+len("Expected ()")-len("Got")), joinHashes(e.Got))
+	if e.Origin {
+		b.WriteString("\nThe package found is not the one its origin publishes: do not use it. Nothing was installed; clear the package cache entry or run again with a fresh cache.")
+	} else {
+		fmt.Fprintf(&b, "\nThe package served for this version is not the one the lock file recorded: the source may have been compromised, or the publisher changed a released version. Nothing was installed. Only if the publisher confirms the change, remove %s from the lock file and run init again to record the new checksums.", entry)
+	}
+	return b.String()
+}
+
+func joinHashes(hs []hash.Hash) string {
+	if len(hs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(hs))
+	for i, h := range hs {
+		s[i] = h.String()
+	}
+	return strings.Join(s, ", ")
 }
 
 // Unwrap returns the cause and a [*hash.MismatchError].

@@ -427,6 +427,10 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 	})
 	if err != nil {
 		if errors.Is(err, source.ErrChecksumMismatch) {
+			var mm *cache.MismatchError
+			if errors.As(err, &mm) {
+				got = mm.Got
+			}
 			return cache.Entry{}, false, "", nil, &ChecksumError{Package: pkg, Call: call, Got: got, Want: want, Err: err}
 		}
 		return cache.Entry{}, false, "", nil, err
@@ -526,8 +530,12 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 				if len(origin) == 0 && len(want) == 0 {
 					// A new selection found in the cache: ask what the
 					// origin vouches for, so that the lock file does not
-					// depend on the cache being warm.
+					// depend on the cache being warm, and check the entry
+					// against it before trusting it.
 					if origin, err = r.checksums(gctx, pkg); err != nil {
+						return err
+					}
+					if err := vouched(pkg, e.Hashes, origin); err != nil {
 						return err
 					}
 				}
@@ -555,6 +563,36 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		out = append(out, ProviderResult{Package: f.pkg, Dir: f.entry.Dir, CacheHit: f.hit, h1: f.entry.H1})
 	}
 	return out, nil
+}
+
+// vouched checks a cached provider package against the hashes its origin
+// vouches for the package's platform: when the origin reports any of a
+// scheme the entry has, one of have must be among them. (An entry with an
+// h1: alone, from an unpacked mirror, cannot be checked against zh:
+// checksums.)
+func vouched(pkg source.ProviderPackage, have []hash.Hash, origin []hash.Record) error {
+	schemes := map[hash.Scheme]bool{}
+	for _, h := range have {
+		schemes[h.Scheme()] = true
+	}
+	var want []hash.Hash
+	for _, rec := range origin {
+		if len(rec.Provenance.Platforms) > 0 && !slices.Contains(rec.Provenance.Platforms, pkg.Platform.String()) {
+			continue
+		}
+		if !schemes[rec.Hash.Scheme()] || (rec.Hash.Scheme() != hash.SchemeH1 && rec.Hash.Scheme() != hash.SchemeZH) {
+			continue
+		}
+		if slices.Contains(have, rec.Hash) {
+			return nil
+		}
+		want = append(want, rec.Hash)
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	slices.Sort(want)
+	return &ChecksumError{Package: pkg, Got: have, Want: slices.Compact(want), Origin: true, Err: fmt.Errorf("%w: the cached package matches none of the checksums its origin vouches for", source.ErrChecksumMismatch)}
 }
 
 // lockable keeps the hashes a lock file records (h1: and zh:).

@@ -10,6 +10,7 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -253,5 +254,93 @@ func TestInitCancelledLeavesNothing(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(cacheDir, "tmp")); len(left) != 0 {
 		t.Errorf("the cache's tmp/ holds %d entries after a cancelled run", len(left))
+	}
+}
+
+// TestChecksumMessage: a mismatch against the lock file names the package,
+// what the lock file expects, what was got, and what to do; against the
+// origin (no lock entry) it never claims a lock file recorded anything.
+func TestChecksumMessage(t *testing.T) {
+	orig, err := installtest.Start(context.Background(), installtest.Options{NoGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(orig.Close)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": registryOnlyConfig})
+	first := initAndWrite(t, install.Options{Dir: dir, Source: orig.Source, Cache: openCache(t)})
+
+	fx := republished()
+	again, err := installtest.Start(context.Background(), installtest.Options{NoGit: true, Fixtures: &fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Close)
+	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: again.Source, Cache: openCache(t)})
+	var ce *install.ChecksumError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Init against the republished registry: %v, want a *install.ChecksumError", err)
+	}
+	msg := err.Error()
+	wantHashes := first.Lock.ModuleHashes("vpc")
+	if p, ok := ce.Package.(source.ProviderPackage); ok {
+		wantHashes = first.Lock.ProviderHashes(p.Addr)
+	}
+	for _, want := range []string{"dependency lock file", "Expected (lock file): ", "Got:", "Only if the publisher confirms the change, remove"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, h := range wantHashes {
+		if !strings.Contains(msg, h.String()) {
+			t.Errorf("message lacks the locked %s:\n%s", h, msg)
+		}
+	}
+	if len(ce.Got) == 0 {
+		t.Errorf("no computed hashes in the error")
+	}
+	for _, h := range ce.Got {
+		if !strings.Contains(msg, h.String()) {
+			t.Errorf("message lacks the computed %s:\n%s", h, msg)
+		}
+	}
+}
+
+// TestFirstInstallChecksCachedEntryAgainstOrigin: with no lock file, a
+// provider package found in the cache is checked against the checksums the
+// registry signs before it is trusted; a poisoned entry is refused, with a
+// message that does not speak of a lock file.
+func TestFirstInstallChecksCachedEntryAgainstOrigin(t *testing.T) {
+	w, err := installtest.Start(context.Background(), installtest.Options{NoGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": providersOnlyConfig})
+	c := openCache(t)
+	pkg := source.ProviderPackage{Addr: tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud"), Version: mustV("1.1.0"), Platform: source.CurrentPlatform}
+	// A poisoned entry: other contents, with a zh: of its own.
+	_, _, err = c.Fill(context.Background(), pkg, nil, func(ctx context.Context, d string) (*source.Fetched, error) {
+		writeFiles(t, d, map[string]string{"terraform-provider-cloud_v1.1.0": "#!/bin/sh\necho evil\n"})
+		return &source.Fetched{Hashes: []hash.Hash{"zh:0000000000000000000000000000000000000000000000000000000000000000"}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c})
+	var ce *install.ChecksumError
+	if !errors.As(err, &ce) || !ce.Origin || !errors.Is(err, source.ErrChecksumMismatch) {
+		t.Fatalf("Init with a poisoned cache entry and no lock file: %v, want a *install.ChecksumError against the origin", err)
+	}
+	if strings.Contains(err.Error(), "lock file") {
+		t.Errorf("the message speaks of a lock file, but there is none:\n%s", err)
+	}
+	if !strings.Contains(err.Error(), "Expected (origin): zh:") {
+		t.Errorf("the message lacks the origin's checksums:\n%s", err)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Error("a failed init changed the configuration directory")
 	}
 }

@@ -48,6 +48,26 @@ type Cache struct {
 	made bool // the subdirectories exist
 }
 
+// MismatchError is the cause [Cache.Fill] reports when what was fetched
+// matches none of the hashes it was asked to match. It wraps
+// [source.ErrChecksumMismatch] and a [*hash.MismatchError] with the same
+// hashes.
+type MismatchError struct {
+	// Got are the hashes of what was fetched.
+	Got []hash.Hash
+	// Want are the hashes it had to match one of.
+	Want []hash.Hash
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("checksum mismatch: the fetched package hashes to %s, which matches none of the expected checksums %s", joinHashes(e.Got), joinHashes(e.Want))
+}
+
+// Unwrap returns [source.ErrChecksumMismatch] and a [*hash.MismatchError].
+func (e *MismatchError) Unwrap() []error {
+	return []error{source.ErrChecksumMismatch, &hash.MismatchError{Got: e.Got, Want: e.Want}}
+}
+
 // ErrEmptyPackage is wrapped by the error [Cache.Fill] returns when a
 // provider package holds no files.
 var ErrEmptyPackage = errors.New("the package holds no files")
@@ -255,7 +275,7 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	slices.Sort(hashes)
 	hashes = slices.Compact(hashes)
 	if !matches(hashes, want) {
-		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the fetched package hashes to %s, which matches none of the recorded checksums %v", source.ErrChecksumMismatch, joinHashes(hashes), want)}
+		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: &MismatchError{Got: hashes, Want: want}}
 	}
 	obj := c.objectDir(h1)
 	if err := os.Rename(pkgDir, obj); err != nil {

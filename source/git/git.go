@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
-	"github.com/tflock/tflock/internal/flock"
 )
 
 // Options configures a [Source]. The zero value works: git from PATH, no
