@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/mirror"
+	"github.com/tflock/tflock/source/providercache"
 )
 
 // Init does for a configuration what "tofu init" does for its dependencies,
@@ -163,6 +165,7 @@ type run struct {
 	fetched   map[string]*moduleFetch        // remote module calls by path
 	downloads int
 	warnings  []string
+	installed map[string]hash.Hash // installedMatch's answers: the h1: of each installed package ("" if none)
 }
 
 // tree is a module tree read in place (the root) or from a fetched package.
@@ -474,11 +477,44 @@ func (r *run) recordModules(sel *resolve.Selection, next *lockfile.File) {
 	}
 }
 
-// providerFetch is one provider package brought into the cache.
+// providerFetch is one provider package brought into the cache, or found
+// installed already (reused).
 type providerFetch struct {
-	pkg   source.ProviderPackage
-	entry cache.Entry
-	hit   bool
+	pkg    source.ProviderPackage
+	entry  cache.Entry
+	hit    bool
+	reused bool
+}
+
+// installedMatch reports whether pkg is installed already in the install
+// directory (by an earlier run, or by tofu or terraform) with contents
+// that match want, the lock file's hashes: such a package is kept as it
+// is, as tofu keeps it, instead of being fetched and copied again. The
+// answer is computed once per package and run.
+func (r *run) installedMatch(pkg source.ProviderPackage, want []hash.Hash) (string, hash.Hash, bool) {
+	if len(want) == 0 || r.s.ProvidersLock || r.s.PluginCacheDir != "" {
+		return "", "", false
+	}
+	dir := providercache.NewDir(filepath.Join(r.s.InstallDir, "providers")).PackageDir(pkg)
+	key := pkg.String()
+	r.mu.Lock()
+	h1, done := r.installed[key]
+	r.mu.Unlock()
+	if !done {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			h1, _ = hash.H1Dir(dir)
+		}
+		r.mu.Lock()
+		if r.installed == nil {
+			r.installed = map[string]hash.Hash{}
+		}
+		r.installed[key] = h1
+		r.mu.Unlock()
+	}
+	if h1 == "" || !slices.Contains(want, h1) {
+		return "", "", false
+	}
+	return dir, h1, true
 }
 
 // fetchProviders fetches (or finds in the cache) every selected provider
@@ -516,6 +552,12 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		for _, plat := range r.s.platforms {
 			pkg := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: plat}
 			g.Go(func() error {
+				if dir, h1, ok := r.installedMatch(pkg, want); ok {
+					mu.Lock()
+					fetched = append(fetched, providerFetch{pkg: pkg, entry: cache.Entry{Dir: dir, H1: h1, Hashes: []hash.Hash{h1}}, hit: true, reused: true})
+					mu.Unlock()
+					return nil
+				}
 				select {
 				case r.downloadSlots <- struct{}{}:
 				case <-gctx.Done():
@@ -560,7 +602,7 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 	slices.SortFunc(fetched, func(a, b providerFetch) int { return strings.Compare(a.pkg.String(), b.pkg.String()) })
 	out := make([]ProviderResult, 0, len(fetched))
 	for _, f := range fetched {
-		out = append(out, ProviderResult{Package: f.pkg, Dir: f.entry.Dir, CacheHit: f.hit, h1: f.entry.H1})
+		out = append(out, ProviderResult{Package: f.pkg, Dir: f.entry.Dir, CacheHit: f.hit, Reused: f.reused, h1: f.entry.H1})
 	}
 	return out, nil
 }
@@ -727,7 +769,11 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 			}
 		}
 		for _, plat := range r.s.platforms {
-			if _, ok, err := r.s.Cache.Lookup(ctx, source.ProviderPackage{Addr: p.Addr, Version: lk.Version, Platform: plat}, lk.Hashes); err != nil || !ok {
+			pp := source.ProviderPackage{Addr: p.Addr, Version: lk.Version, Platform: plat}
+			if _, _, ok := r.installedMatch(pp, lk.Hashes); ok {
+				continue
+			}
+			if _, ok, err := r.s.Cache.Lookup(ctx, pp, lk.Hashes); err != nil || !ok {
 				return nil, false
 			}
 		}

@@ -108,6 +108,10 @@ type ProviderResult struct {
 	Dir string
 	// CacheHit is true when the package came from the cache.
 	CacheHit bool
+	// Reused is true when the package was already installed (by an earlier
+	// run, or by tofu or terraform) and matches the lock file: it was
+	// neither fetched nor copied.
+	Reused bool
 
 	h1 hash.Hash // the package's h1:, its cache entry's name
 }
