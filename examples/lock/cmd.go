@@ -43,6 +43,7 @@ type command struct {
 	platforms     []source.Platform
 	fsMirror      string
 	netMirror     string
+	flavor        install.Flavor
 	stderr        io.Writer
 }
 
@@ -67,6 +68,7 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 		defCache = filepath.Join(d, "tflock")
 	}
 	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory")
+	flavor := fs.String("flavor", "", `write the lock file as "opentofu" or "terraform" does (header, hashes, default registry host); default: as the existing lock file was written`)
 	var plats, plugins listFlag
 	if c.providersLock {
 		fs.Var(&plats, "platform", "a platform to lock for, OS_ARCH (repeatable; default: this one)")
@@ -90,6 +92,11 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 	if f := fs.Lookup("lockfile"); f != nil && f.Value.String() != "" && f.Value.String() != "readonly" {
 		return nil, fmt.Errorf(`-lockfile: the only value is "readonly", got %q`, f.Value.String())
 	}
+	fl, err := install.ParseFlavor(*flavor)
+	if err != nil {
+		return nil, fmt.Errorf("-flavor: %v", err)
+	}
+	c.flavor = fl
 	if c.fsMirror != "" && c.netMirror != "" {
 		return nil, errors.New("-fs-mirror and -net-mirror cannot be used together")
 	}
@@ -120,6 +127,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		ProvidersLock: c.providersLock,
 		Platforms:     c.platforms,
 		Events:        out,
+		Flavor:        c.flavor,
 	}
 	if c.cacheDir != "" {
 		ch, err := cache.Open(c.cacheDir, cache.Options{Events: out})

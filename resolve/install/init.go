@@ -486,6 +486,21 @@ type providerFetch struct {
 	reused bool
 }
 
+// rewriting reports whether the lock file is being rewritten in a
+// flavour the caller asked for other than the previous file's: its hashes
+// are then completed with what the origin vouches for, as the new
+// flavour's tool would record them.
+func (r *run) rewriting() bool {
+	if r.s.asked == FlavorAuto {
+		return false
+	}
+	prev := FlavorOpenTofu
+	if r.prev.Header() == lockfile.HeaderTerraform {
+		prev = FlavorTerraform
+	}
+	return prev != r.s.Flavor
+}
+
 // installedMatch reports whether pkg is installed already in the install
 // directory (by an earlier run, or by tofu or terraform) with contents
 // that match want, the lock file's hashes: such a package is kept as it
@@ -552,42 +567,52 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		for _, plat := range r.s.platforms {
 			pkg := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: plat}
 			g.Go(func() error {
+				var e cache.Entry
+				var hit, reused bool
+				var origin []hash.Record
 				if dir, h1, ok := r.installedMatch(pkg, want); ok {
-					mu.Lock()
-					fetched = append(fetched, providerFetch{pkg: pkg, entry: cache.Entry{Dir: dir, H1: h1, Hashes: []hash.Hash{h1}}, hit: true, reused: true})
-					mu.Unlock()
-					return nil
-				}
-				select {
-				case r.downloadSlots <- struct{}{}:
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-				e, hit, _, origin, err := r.fillOrigin(gctx, pkg, "", want)
-				<-r.downloadSlots
-				if err != nil {
-					return r.legacyHint(p.Addr, err)
+					e, hit, reused = cache.Entry{Dir: dir, H1: h1, Hashes: []hash.Hash{h1}}, true, true
+				} else {
+					select {
+					case r.downloadSlots <- struct{}{}:
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+					var err error
+					e, hit, _, origin, err = r.fillOrigin(gctx, pkg, "", want)
+					<-r.downloadSlots
+					if err != nil {
+						return r.legacyHint(p.Addr, err)
+					}
 				}
 				record(p.Addr, e.Hashes...)
-				if len(origin) == 0 && len(want) == 0 {
-					// A new selection found in the cache: ask what the
+				if len(origin) == 0 && (len(want) == 0 || r.rewriting()) {
+					// A new selection found in the cache (or a lock file
+					// being rewritten in another flavour): ask what the
 					// origin vouches for, so that the lock file does not
-					// depend on the cache being warm, and check the entry
-					// against it before trusting it.
+					// depend on the cache being warm, and check a new
+					// entry against it before trusting it.
+					var err error
 					if origin, err = r.checksums(gctx, pkg); err != nil {
 						return err
 					}
-					if err := vouched(pkg, e.Hashes, origin); err != nil {
-						return err
+					if len(want) == 0 {
+						if err := vouched(pkg, e.Hashes, origin); err != nil {
+							return err
+						}
 					}
 				}
 				// Record what the origin vouches for (a registry's signed
-				// zh: of every platform), as tofu does.
+				// zh: of every platform), as tofu does; Terraform records
+				// no h1: it did not compute itself.
 				for _, rec := range origin {
+					if r.s.Flavor == FlavorTerraform && rec.Hash.Scheme() == hash.SchemeH1 {
+						continue
+					}
 					record(p.Addr, rec.Hash)
 				}
 				mu.Lock()
-				fetched = append(fetched, providerFetch{pkg: pkg, entry: e, hit: hit})
+				fetched = append(fetched, providerFetch{pkg: pkg, entry: e, hit: hit, reused: reused})
 				mu.Unlock()
 				return nil
 			})
