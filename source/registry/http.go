@@ -3,8 +3,8 @@ package registry
 import (
 	"context"
 	"io"
-	"net/url"
 	"net/http"
+	"net/url"
 	"os"
 
 	"github.com/tflock/tflock/source/internal/httpx"
