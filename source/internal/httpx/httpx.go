@@ -96,21 +96,13 @@ type Options struct {
 	// (DefaultRetries, TF_PROVIDER_DOWNLOAD_RETRY) before building a
 	// Client. Negative also means none.
 	Retries int
-	// MinBackoff is the first delay between attempts; it doubles each
-	// time, with jitter. Default 250ms.
-	MinBackoff time.Duration
-	// MaxBackoff caps the delay between attempts, including one asked for
-	// by a Retry-After header. Default 10s.
-	MaxBackoff time.Duration
-	// RequestTimeout bounds one attempt of a metadata request, including
-	// reading its body. Default 30s.
-	RequestTimeout time.Duration
-	// DownloadTimeout bounds one attempt of a package download. Default
-	// (zero or negative): no overall limit; the idle timeout applies.
-	DownloadTimeout time.Duration
-	// IdleTimeout is how long an attempt may wait for the response
-	// headers or for the next bytes of the body. Default 60s.
-	IdleTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the delay between attempts, which
+	// doubles each time (with jitter) or is what a Retry-After header
+	// asks. Defaults 250ms and 10s.
+	MinBackoff, MaxBackoff time.Duration
+	// RequestTimeout, DownloadTimeout and IdleTimeout are the timeouts of
+	// the package documentation. Defaults 30s, none and 60s.
+	RequestTimeout, DownloadTimeout, IdleTimeout time.Duration
 	// LoopbackHTTPTokens allows sending a bearer token over plain http to a
 	// loopback host. Default false: tokens go over https only.
 	LoopbackHTTPTokens bool
@@ -428,7 +420,7 @@ func (a *attempt) end() {
 }
 
 // body wraps a response body so that each read returning data restarts the
-// idle timer, and read errors are marked as the network's.
+// idle timer.
 type body struct {
 	r io.Reader
 	a *attempt
@@ -439,17 +431,8 @@ func (b *body) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.a.kick()
 	}
-	if err != nil && err != io.EOF {
-		err = &readError{err}
-	}
 	return n, err
 }
-
-// readError is an error reading the response body: the network's.
-type readError struct{ err error }
-
-func (e *readError) Error() string { return e.err.Error() }
-func (e *readError) Unwrap() error { return e.err }
 
 // classify turns an attempt's failure into the error to return: the
 // attempt's timeout or the caller's context when they ended it, a
@@ -654,18 +637,32 @@ func (c *Client) accepted(r Request, status int) bool {
 	return false
 }
 
-// Get fetches a metadata document into memory, with the request timeout.
-// A body larger than r.MaxBytes is an error wrapping [ErrTooLarge].
-func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
-	var out *Response
-	err := c.retry(ctx, func(ctx context.Context) error {
-		a := c.newAttempt(ctx, c.o.RequestTimeout)
+// attempts sends r until an attempt succeeds, fails for good, or the
+// retries are used up: each attempt runs before (if not nil), then sends
+// the request with the overall timeout, and hands the response to use.
+func (c *Client) attempts(ctx context.Context, r Request, overall time.Duration, before func() error, use func(*attempt, *http.Response) error) error {
+	return c.retry(ctx, func(ctx context.Context) error {
+		if before != nil {
+			if err := before(); err != nil {
+				return err
+			}
+		}
+		a := c.newAttempt(ctx, overall)
 		defer a.end()
 		resp, err := c.send(a, r)
 		if err != nil {
 			return err
 		}
 		defer resp.Body.Close()
+		return use(a, resp)
+	})
+}
+
+// Get fetches a metadata document into memory, with the request timeout.
+// A body larger than r.MaxBytes is an error wrapping [ErrTooLarge].
+func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
+	var out *Response
+	err := c.attempts(ctx, r, c.o.RequestTimeout, nil, func(a *attempt, resp *http.Response) error {
 		if !c.accepted(r, resp.StatusCode) {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			return statusErr(r.URL, resp)
@@ -724,7 +721,7 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 // returned at once.
 func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Writer, reset func()) (int64, error) {
 	var n int64
-	err := c.retry(ctx, func(ctx context.Context) error {
+	rewind := func() error {
 		if err := f.Truncate(0); err != nil {
 			return err
 		}
@@ -734,13 +731,9 @@ func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Write
 		if reset != nil {
 			reset()
 		}
-		a := c.newAttempt(ctx, c.o.DownloadTimeout)
-		defer a.end()
-		resp, err := c.send(a, r)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
+		return nil
+	}
+	err := c.attempts(ctx, r, c.o.DownloadTimeout, rewind, func(a *attempt, resp *http.Response) error {
 		if resp.StatusCode != http.StatusOK {
 			return statusErr(r.URL, resp)
 		}
@@ -754,6 +747,7 @@ func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Write
 		if w != nil {
 			dst = io.MultiWriter(f, w)
 		}
+		var err error
 		n, err = io.Copy(errWriter{dst}, io.LimitReader(resp.Body, r.MaxBytes+1))
 		if err != nil {
 			return a.classify(r.URL, err)
