@@ -410,11 +410,11 @@ func TestNetworkSlowDownload(t *testing.T) {
 	pkg := ppkg("registry.opentofu.org/hashicorp/null", "2.0.0", "linux_amd64")
 	opts := func(s *mirrorServer) mirror.NetworkOptions {
 		return mirror.NetworkOptions{URL: s.URL + "/mirror", Client: s.Client(),
-			RequestTimeout: 300 * time.Millisecond, IdleTimeout: 2 * time.Second, MinBackoff: time.Millisecond}
+			RequestTimeout: time.Second, IdleTimeout: 5 * time.Second, MinBackoff: time.Millisecond}
 	}
 
 	s := newMirrorServer(t)
-	s.trickle = 60 * time.Millisecond // 10 parts: 600 ms, twice the metadata timeout
+	s.trickle = 150 * time.Millisecond // 10 parts: 1.5 s, longer than the metadata timeout
 	n, err := mirror.NewNetwork(opts(s))
 	if err != nil {
 		t.Fatal(err)
@@ -424,7 +424,7 @@ func TestNetworkSlowDownload(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a download slower than the metadata timeout but never idle: %v", err)
 	}
-	if d := time.Since(start); d < 300*time.Millisecond {
+	if d := time.Since(start); d < time.Second {
 		t.Errorf("the download took %v, less than the metadata timeout: the test proves nothing", d)
 	}
 	if want := hash.Hash(s.h1["terraform-provider-null_2.0.0_linux_amd64.zip"]); got.Hashes[0] != want {
