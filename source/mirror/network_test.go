@@ -407,7 +407,8 @@ func (s *mirrorServer) archiveRequests() int {
 // than the metadata timeout installs (the mirror used to cut every request
 // at 60 s), and one that stalls fails after the idle timeout, once.
 func TestNetworkSlowDownload(t *testing.T) {
-	pkg := ppkg("registry.opentofu.org/hashicorp/null", "2.0.0", "linux_amd64")
+	// The provider the test mirror serves, on the default host.
+	pkg := ppkg(source.DefaultProviderHost+"/hashicorp/null", "2.0.0", "linux_amd64")
 	opts := func(s *mirrorServer) mirror.NetworkOptions {
 		return mirror.NetworkOptions{URL: s.URL + "/mirror", Client: s.Client(),
 			RequestTimeout: time.Second, IdleTimeout: 5 * time.Second, MinBackoff: time.Millisecond}
