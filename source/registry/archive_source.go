@@ -31,11 +31,15 @@ var ErrNoVersions = errors.New("module packages at HTTP archive URLs have no ver
 //     serves, resolved against the URL, is fetched in turn (at most five
 //     hops). A location there may also be a git or OCI address, which is
 //     handed to [Options.Remote], and may end in "//SUBDIR", which is
-//     reported in [source.Fetched.Subdir].
+//     reported in [source.Fetched.Subdir]. A location on this machine's
+//     disk (file://, git::file://, a path after a getter prefix) is
+//     refused with an error wrapping [ErrLocalLocation].
 //
-// It uses the same HTTP layer as [Source]: retries with backoff, timeouts,
-// size limits ([Options.MaxPackageBytes] for the archive and its contents),
-// no redirect from https to http, a TF_TOKEN_* bearer token for the host
+// It uses the same HTTP layer as [Source]: retries with backoff, idle and
+// overall timeouts, size limits ([Options.MaxPackageBytes] for the archive
+// and its contents), no redirect from https to http, the Authorization
+// header dropped on a redirect to another host, a TF_TOKEN_* bearer token
+// for the host
 // when [Options.Credentials] has one (otherwise the URL's user information,
 // if any, as basic authentication). Credentials never appear in its errors.
 // Other archive formats go-getter knows (".tar.xz", ".tar.bz2", ...) give an

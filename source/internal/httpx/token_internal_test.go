@@ -1,4 +1,4 @@
-package registry
+package httpx
 
 import (
 	"net/url"
@@ -26,11 +26,11 @@ func TestTokenAllowed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := tokenAllowed(u, false); got != tc.strict {
-			t.Errorf("tokenAllowed(%s, false) = %v, want %v", tc.url, got, tc.strict)
+		if got := TokenAllowed(u, false); got != tc.strict {
+			t.Errorf("TokenAllowed(%s, false) = %v, want %v", tc.url, got, tc.strict)
 		}
-		if got := tokenAllowed(u, true); got != tc.loopbk {
-			t.Errorf("tokenAllowed(%s, true) = %v, want %v", tc.url, got, tc.loopbk)
+		if got := TokenAllowed(u, true); got != tc.loopbk {
+			t.Errorf("TokenAllowed(%s, true) = %v, want %v", tc.url, got, tc.loopbk)
 		}
 	}
 }
