@@ -45,26 +45,28 @@ func ModuleLockApplies(ml *lockfile.ModuleLock, pkg source.ModulePackage, lockSo
 	if ml == nil {
 		return false
 	}
-	ref, tag, digest := writtenPin(pkg)
-	return ml.Source == cmp.Or(lockSource, pkg.Source) && ml.Ref == ref && ml.Tag == tag && (digest == "" || ml.Digest == digest)
+	w := WrittenPin(pkg)
+	return ml.Source == cmp.Or(lockSource, pkg.Source) && ml.Ref == w.Ref && ml.Tag == w.Tag && (w.Digest == "" || ml.Digest == w.Digest)
 }
 
-// writtenPin returns what a module call's source pins by itself, as
-// written: its git "ref", its OCI "tag", or its OCI "digest" (at most one
-// is set); all "" for a call without (selected by a version, the default
-// branch, or OCI's implied "latest"). A git ref never holds ":", an OCI
-// digest always does.
-func writtenPin(pkg source.ModulePackage) (ref, tag, digest string) {
+// WrittenPin returns what a module call's source pins by itself, as
+// written: its git "ref" (Ref), its OCI "tag" (Tag) or its OCI "digest"
+// (Digest); at most one is set, and none for a call selected by a version,
+// the default branch or OCI's implied "latest". pkg is the call's
+// [Requirement].Package. Source and Commit are left empty. A git ref never
+// holds ":", an OCI digest always does.
+func WrittenPin(pkg source.ModulePackage) lockfile.ModulePin {
+	var w lockfile.ModulePin
 	switch {
 	case pkg.Ref == "":
 	case !strings.HasPrefix(pkg.Source, "oci://"):
-		ref = pkg.Ref
+		w.Ref = pkg.Ref
 	case strings.Contains(pkg.Ref, ":"):
-		digest = pkg.Ref
+		w.Digest = pkg.Ref
 	default:
-		tag = pkg.Ref
+		w.Tag = pkg.Ref
 	}
-	return ref, tag, digest
+	return w
 }
 
 func viewLock(f *lockfile.File) lockView {
@@ -141,7 +143,8 @@ func (s *Selection) Apply(f *lockfile.File) {
 			}
 		}
 		ml.Path, ml.Source, ml.Version, ml.Constraints = m.Call, m.LockSource, m.Package.Version, m.Constraints.String()
-		ml.Ref, ml.Tag, _ = writtenPin(m.Package)
+		w := WrittenPin(m.Package)
+		ml.Ref, ml.Tag = w.Ref, w.Tag
 		f.SetModule(&ml)
 	}
 	var dropM []string
