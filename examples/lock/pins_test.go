@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,15 +113,11 @@ func TestRealDirBranch(t *testing.T) {
 	repoDir := filepath.Join(t.TempDir(), "net.git")
 	git := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = repoDir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.test")
-		b, err := cmd.CombinedOutput()
+		out, err := installtest.Git(context.Background(), repoDir, args...)
 		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, b)
+			t.Fatal(err)
 		}
-		return strings.TrimSpace(string(b))
+		return out
 	}
 	if err := os.MkdirAll(repoDir, 0o755); err != nil {
 		t.Fatal(err)

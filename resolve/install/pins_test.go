@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,18 +33,14 @@ func changeLines(res *install.Result) string {
 	return strings.Join(lines, "\n")
 }
 
-// gitIn runs git in a repository of the world, as its maintainer would.
+// gitIn runs git in a repository, as its maintainer would.
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL=x@example.test", "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL=x@example.test")
-	out, err := cmd.CombinedOutput()
+	out, err := installtest.Git(context.Background(), dir, args...)
 	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
+		t.Fatal(err)
 	}
-	return strings.TrimSpace(string(out))
+	return out
 }
 
 // TestEditedPinnedRef: a call pinned by its source (git ?ref=, OCI ?tag=,
