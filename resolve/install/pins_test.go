@@ -11,6 +11,7 @@ import (
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/oci/ocitest"
 )
 
@@ -205,10 +206,12 @@ module "store_latest" {
 		"store_latest": "# storage latest",
 	}
 	var firstLock []byte
+	var dir string
+	var c *cache.Cache
 	for i := range 10 {
-		dir := t.TempDir()
+		dir, c = t.TempDir(), openCache(t)
 		writeFiles(t, dir, map[string]string{"main.tf": config})
-		res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+		res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
 		for call, text := range want {
 			if got := installed(t, dir, call, "main.tf"); !strings.Contains(got, text) {
 				t.Errorf("run %d: module %q installed %q, want %q", i, call, got, text)
@@ -237,6 +240,13 @@ module "store_latest" {
 			t.Logf("lock file:\n%s", got)
 			return
 		}
+	}
+	// Warm: the pinned calls do not stop the constrained ones from being
+	// answered by the lock file and the cache; nothing is contacted.
+	before := w.Requests()
+	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	if n := w.Requests() - before; n != 0 || res.Listed != 0 || len(res.Changes) != 0 {
+		t.Errorf("warm re-run: %d requests, %d listings, changes %v; want none", n, res.Listed, res.Changes)
 	}
 }
 
