@@ -308,3 +308,45 @@ func TestBranchLock(t *testing.T) {
 		})
 	}
 }
+
+// TestNestedPinnedBesideConstrained: a module of the configuration calls
+// a repository pinned by a ref while the root calls the same repository
+// with a constraint (a child module's ?ref=v1.0.0 beside a root ~> 2.0).
+// Each call gets its own content, run after run from a cold cache.
+func TestNestedPinnedBesideConstrained(t *testing.T) {
+	w := startWorld(t)
+	app := filepath.Join(w.GitDir, "acme", "app.git")
+	if err := os.MkdirAll(app, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, app, map[string]string{"main.tf": "module \"net\" {\n  source = \"" + installtest.Network + "?ref=v1.0.0\"\n}\n"})
+	gitIn(t, app, "init", "-q")
+	gitIn(t, app, "add", "-A")
+	gitIn(t, app, "commit", "-q", "-m", "app")
+	config := `module "app" {
+  source = "git::https://` + installtest.GitHost + `/acme/app.git"
+}
+
+module "net" {
+  source  = "` + installtest.Network + `"
+  version = "~> 2.0"
+}
+`
+	for i := range 3 {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"main.tf": config})
+		res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+		if got := installed(t, dir, "net", "main.tf"); !strings.Contains(got, `value = "2.0.0"`) {
+			t.Errorf("run %d: root call installed %q", i, got)
+		}
+		if got := installed(t, dir, "app.net", "main.tf"); !strings.Contains(got, `value = "1.0.0"`) {
+			t.Errorf("run %d: nested pinned call installed %q", i, got)
+		}
+		if m := res.Lock.Module("app.net"); m == nil || m.Ref != "v1.0.0" || !m.Version.IsZero() {
+			t.Errorf("run %d: app.net lock = %+v", i, m)
+		}
+		if m := res.Lock.Module("net"); m == nil || m.Version.String() != "2.0.0" {
+			t.Errorf("run %d: net lock = %+v", i, m)
+		}
+	}
+}
