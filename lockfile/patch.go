@@ -395,6 +395,8 @@ func (p *patcher) patchModule(blk *hclsyntax.Block, lock *ModuleLock) {
 	}
 	p.setString(blk, "version", v, nil)
 	p.setString(blk, "source", lock.Source, nil)
+	p.setString(blk, "ref", lock.Ref, nil)
+	p.setString(blk, "tag", lock.Tag, nil)
 	p.setString(blk, "constraints", canonicalConstraints(lock.Constraints, versions.ParseModuleConstraints), func(have string) bool {
 		return canonicalConstraints(have, versions.ParseModuleConstraints) == canonicalConstraints(lock.Constraints, versions.ParseModuleConstraints)
 	})

@@ -113,13 +113,14 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 			}
 			byAddr[p.Addr] = append(byAddr[p.Addr], q.Constraints)
 		case source.ModulePackage:
-			if p.Ref != "" {
-				continue
-			}
 			ml := lock.Module(q.Call)
 			switch {
+			case (ml == nil || ml.Source != lockSource(q)) && p.Ref != "":
+				problems = append(problems, fmt.Sprintf("module %q: required by this configuration but not locked", q.Call))
 			case ml == nil || ml.Source != lockSource(q):
 				problems = append(problems, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call))
+			case !resolve.ModuleLockApplies(ml, p, q.LockSource):
+				problems = append(problems, pinProblem(q.Call, resolve.WrittenPin(p), ml.Pin()))
 			case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
 				problems = append(problems, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String()))
 			}

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -182,6 +183,10 @@ type moduleFetch struct {
 	entry cache.Entry
 	sub   string // subdirectory of entry.Dir holding the module (slash-separated)
 	hit   bool
+	// locked is true when the call's lock entry bound the fetch (its
+	// hashes and commit or digest were checked); else the entry records
+	// what was fetched now.
+	locked bool
 }
 
 func (r *run) resolveOptions() resolve.Options {
@@ -350,27 +355,20 @@ func lockSource(q resolve.Requirement) string {
 	return ""
 }
 
-// lockedModule returns the lock entry of a call if it still applies to the
-// pick (same source and version), else nil.
+// lockedModule returns the lock entry of a call if it binds what is
+// fetched for the pick, else nil: the entry applies to the call
+// ([resolve.ModuleLockApplies]: same source, same ref, tag or digest as
+// written) and records the picked version. Under an upgrade, a call without
+// a version (a branch, the default branch, a ref or tag, OCI's "latest")
+// is fetched afresh, so that it moves on; a versioned entry whose version
+// the upgrade keeps still binds, so that a version republished with other
+// content is refused as without an upgrade.
 func (r *run) lockedModule(pick resolve.ModulePick) *lockfile.ModuleLock {
-	if r.upgradingModule(pick.Call) {
+	ml := r.prev.Module(pick.Call)
+	if !resolve.ModuleLockApplies(ml, pick.Package, pick.LockSource) || ml.Version != pick.Package.Version {
 		return nil
 	}
-	ml := r.prev.Module(pick.Call)
-	if ml == nil || ml.Source != pick.LockSource || ml.Version != pick.Package.Version {
-		return nil
-	}
-	return ml
-}
-
-// sameVersionModule returns the lock entry of a call whose pick is the
-// version the entry records (same source, a real version), even when the
-// call is being upgraded: a version's contents never change, so what is
-// fetched must still match the recorded hashes. Entries without a version
-// (a branch or a bare commit) are left out: upgrading them means moving.
-func (r *run) sameVersionModule(pick resolve.ModulePick) *lockfile.ModuleLock {
-	ml := r.prev.Module(pick.Call)
-	if ml == nil || ml.Version.IsZero() || ml.Source != pick.LockSource || ml.Version != pick.Package.Version {
+	if ml.Version.IsZero() && r.upgradingModule(pick.Call) {
 		return nil
 	}
 	return ml
@@ -379,14 +377,10 @@ func (r *run) sameVersionModule(pick resolve.ModulePick) *lockfile.ModuleLock {
 func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *resolve.ModuleCall) (*moduleFetch, error) {
 	pkg := pick.Package
 	var want []hash.Hash
-	if ml := r.lockedModule(pick); ml != nil {
+	ml := r.lockedModule(pick)
+	if ml != nil {
 		want = ml.Hashes
-		pkg.Pin = ml.Commit
-		if ml.Digest != "" {
-			pkg.Pin = ml.Digest
-		}
-	} else if ml := r.sameVersionModule(pick); ml != nil {
-		want = ml.Hashes
+		pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
 	}
 	e, hit, sub, err := r.fill(ctx, pkg, pick.Call, want)
 	if err != nil {
@@ -399,7 +393,7 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *reso
 	case address.Remote:
 		callSub = a.Subdir
 	}
-	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, sub: path.Join(sub, callSub)}, nil
+	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, sub: path.Join(sub, callSub)}, nil
 }
 
 // fill brings pkg into the cache, checked against want. sub is the
@@ -453,7 +447,9 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 }
 
 // recordModules adds the hashes and pins of the fetched modules to the new
-// lock file.
+// lock file. A module whose lock entry did not bind the fetch (a new or
+// changed requirement, an upgraded branch) gets exactly what was fetched:
+// its h1: and its commit or digest, replacing what the entry held.
 func (r *run) recordModules(sel *resolve.Selection, next *lockfile.File) {
 	for _, pick := range sel.Modules {
 		source.Emit(r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
@@ -461,6 +457,9 @@ func (r *run) recordModules(sel *resolve.Selection, next *lockfile.File) {
 		ml := next.Module(pick.Call)
 		if mf == nil || ml == nil {
 			continue
+		}
+		if !mf.locked {
+			ml.Hashes, ml.Commit, ml.Digest = nil, "", ""
 		}
 		next.AddModuleHashes(pick.Call, mf.entry.H1)
 		if mf.entry.Pin == "" {
@@ -806,9 +805,17 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 	case source.ModulePackage:
 		var vs []versions.Version
 		found := false
+		byCall := map[string][]resolve.Requirement{}
+		for _, q := range reqs {
+			if qp, ok := q.Package.(source.ModulePackage); ok && qp.Source == p.Source {
+				byCall[q.Call] = append(byCall[q.Call], q)
+			}
+		}
 		for _, q := range reqs {
 			qp, ok := q.Package.(source.ModulePackage)
-			if !ok || qp.Source != p.Source {
+			// Only the calls whose versions are listed matter: a call of
+			// the same repository pinned by its source is not listed.
+			if !ok || qp.Source != p.Source || !resolve.ModuleCallListed(byCall[q.Call]) {
 				continue
 			}
 			found = true
@@ -816,7 +823,7 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 				return nil, false
 			}
 			ml := r.prev.Module(q.Call)
-			if ml == nil || ml.Version.IsZero() || ml.Source != lockSource(q) || !q.Constraints.Allows(ml.Version) {
+			if !resolve.ModuleLockApplies(ml, qp, q.LockSource) || ml.Version.IsZero() || !q.Constraints.Allows(ml.Version) {
 				return nil, false
 			}
 			pin := ml.Commit

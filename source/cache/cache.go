@@ -294,6 +294,9 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 		}
 	}
 	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: f.Location, Subdir: f.Subdir}
+	if !indexed(pkg) {
+		return e, nil
+	}
 	if err := c.writeIndex(key, e); err != nil {
 		return Entry{}, err
 	}
@@ -311,7 +314,11 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 // (address, version, platform) and only then checked against want.
 func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
 	module := isModule(pkg)
-	rec, haveRec := c.readIndex(identity(pkg))
+	var rec indexRecord
+	haveRec := false
+	if indexed(pkg) {
+		rec, haveRec = c.readIndex(identity(pkg))
+	}
 	for _, h := range want {
 		if !module || h.Scheme() != hash.SchemeH1 {
 			continue
@@ -444,13 +451,28 @@ func (c *Cache) writeIndex(key string, e Entry) error {
 }
 
 // identity is the cache key of a package: its canonical string plus, for a
-// pinned module, the pin (a ref can move, a pin cannot).
+// module, the ref its source names (kept even beside a version) and the
+// pin (a ref can move, a pin cannot).
 func identity(pkg source.Package) string {
 	s := pkg.String()
-	if m, ok := pkg.(source.ModulePackage); ok && m.Pin != "" {
-		s += " @" + m.Pin
+	if m, ok := pkg.(source.ModulePackage); ok {
+		if m.Ref != "" && !m.Version.IsZero() {
+			s += "?ref=" + m.Ref
+		}
+		if m.Pin != "" {
+			s += " @" + m.Pin
+		}
 	}
 	return s
+}
+
+// indexed reports whether the index may answer for pkg: not for a module
+// named only by a ref or by nothing (a branch, a default branch, an OCI
+// tag), whose content changes when the name moves on. Such a module is
+// found by the hashes the caller wants, or fetched.
+func indexed(pkg source.Package) bool {
+	m, ok := pkg.(source.ModulePackage)
+	return !ok || !m.Version.IsZero() || m.Pin != ""
 }
 
 func keyName(key string) string {

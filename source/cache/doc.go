@@ -17,9 +17,13 @@
 // its files; for modules, without VCS metadata). A package whose lock file
 // entry records an h1: is therefore found without knowing where it came from,
 // and a warm cache means no download at all. The index maps a package
-// identity (provider address, version and platform; module source and version
-// or ref) to the h1: of the entry fetched for it, so that a package whose lock
-// entry has only zh: hashes, or no entry yet, is found too.
+// identity (provider address, version and platform; module source, version,
+// ref and the commit or digest it is pinned to) to the h1: of the entry
+// fetched for it, so that a package whose lock entry has only zh: hashes, or
+// no entry yet, is found too. A module named only by a ref, or by nothing
+// (a branch, the default branch, an OCI tag), has no index record: the name
+// moves on, so such a module is found by the h1: its lock entry records, or
+// fetched again.
 //
 // # Concurrency
 //

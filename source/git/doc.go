@@ -23,8 +23,13 @@
 //     commit and fetches that;
 //   - with neither, fetches the remote's default branch (HEAD).
 //
-// When Pin is set (the commit the lock file recorded), the tag or ref must
-// still point to it, else Fetch fails with a [*MovedTagError]. Only the
+// When Pin is set (the commit the lock file recorded), a tag (a version's
+// tag, or a ref that names a tag) must still point to it, else Fetch fails
+// with a [*MovedTagError]. A branch, or the default branch, moves on by
+// design: with Pin set, that commit is fetched wherever the branch points
+// now (the lock is the point), and no "moved" error is raised; without
+// Pin, its current head. A commit id ref that is not the pinned commit is
+// an error wrapping source.ErrChecksumMismatch. Only the
 // needed commit is fetched, shallowly ("--depth 1", or the address's
 // "depth") where the server allows it, falling back to a full fetch. As in
 // OpenTofu, a "depth" argument needs "ref" to name a branch or tag: with a

@@ -19,11 +19,11 @@ var ErrRefWithVersion = errors.New(`a git module source with a "ref" argument ca
 // shallow clone needs a branch or tag name.
 var ErrDepthNeedsRef = errors.New(`the "depth" argument needs "ref" to be a branch or tag name, not a commit ID`)
 
-// MovedTagError reports that a tag (or ref) now points at another commit
-// than the one the lock file recorded.
+// MovedTagError reports that a tag now points at another commit than the
+// one the lock file recorded. It is never raised for a branch.
 type MovedTagError struct {
 	Source string // the package address, without credentials
-	Ref    string // the tag, branch or "HEAD"
+	Ref    string // the tag, as the version or the ref names it
 	Locked string // the commit in the lock file
 	Now    string // the commit the ref points to now
 }

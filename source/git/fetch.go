@@ -59,7 +59,10 @@ func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 	}, nil
 }
 
-// resolve finds the commit to fetch and checks it against the pin.
+// resolve finds the commit to fetch and checks it against the pin. A tag
+// must still point to the pinned commit; a branch or the default branch
+// has moved on by design, so with a pin the pinned commit itself is
+// fetched, whatever the branch points to now.
 func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.Remote) (target, error) {
 	pkgName := address.Redact(r.LockSource())
 	moved := func(t target) error {
@@ -67,6 +70,14 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 			return &MovedTagError{Source: pkgName, Ref: t.display, Locked: m.Pin, Now: t.commit}
 		}
 		return nil
+	}
+	// atPin is the target for a branch: its pinned commit when there is
+	// one, else its head.
+	atPin := func(t target) target {
+		if m.Pin == "" || !isCommitID(m.Pin) {
+			return t
+		}
+		return target{display: t.display, commit: m.Pin}
 	}
 	switch {
 	case !m.Version.IsZero():
@@ -103,7 +114,10 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		for _, name := range []string{"refs/tags/" + m.Ref, "refs/heads/" + m.Ref, m.Ref} {
 			if c, ok := refs[name]; ok && strings.HasPrefix(name, "refs/") || ok && name == "HEAD" {
 				t := target{ref: name, display: m.Ref, commit: c}
-				return t, moved(t)
+				if isTag(name) {
+					return t, moved(t)
+				}
+				return atPin(t), nil
 			}
 		}
 		if isHex(m.Ref) && len(m.Ref) >= 4 {
@@ -112,7 +126,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 			}
 			t := target{display: m.Ref, commit: m.Ref}
 			if m.Pin != "" && !strings.HasPrefix(m.Pin, m.Ref) {
-				return target{}, &MovedTagError{Source: pkgName, Ref: m.Ref, Locked: m.Pin, Now: m.Ref}
+				return target{}, fmt.Errorf("%w: the source asks for commit %s but the lock file records commit %s", source.ErrChecksumMismatch, m.Ref, m.Pin)
 			}
 			return t, nil
 		}
@@ -126,10 +140,12 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		if !ok {
 			return target{}, fmt.Errorf("%w: the repository has no default branch (HEAD)", source.ErrVersionNotFound)
 		}
-		t := target{ref: "HEAD", display: "HEAD", commit: c}
-		return t, moved(t)
+		return atPin(target{ref: "HEAD", display: "HEAD", commit: c}), nil
 	}
 }
+
+// isTag reports whether a full ref name is a tag's.
+func isTag(ref string) bool { return strings.HasPrefix(ref, "refs/tags/") }
 
 func isHex(s string) bool {
 	for _, c := range s {
@@ -357,7 +373,9 @@ func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, 
 		return "", err
 	}
 	got := strings.TrimSpace(string(out))
-	if t.ref != "" && got != t.commit {
+	// A tag that moved between listing and fetching is reported; a branch
+	// moves on by design, and its new head is what was asked for.
+	if isTag(t.ref) && got != t.commit {
 		return "", &MovedTagError{Source: address.Redact(remote), Ref: t.display, Locked: t.commit, Now: got}
 	}
 	if t.ref == "" && !strings.HasPrefix(got, t.commit) {

@@ -24,7 +24,10 @@
 // (no entry may leave the target directory; links and devices are refused;
 // sizes are limited). The manifest digest is the module's pin: when
 // [source.ModulePackage.Pin] holds the digest a lock file recorded and the
-// tag now refers to another, Fetch fails with a [*MovedTagError].
+// tag named by Ref or by the version now refers to another, Fetch fails
+// with a [*MovedTagError]; a digest named by Ref must be the pinned one. A
+// module with neither Ref nor Version follows the implied "latest", which
+// moves on by design: with Pin set, the pinned digest itself is fetched.
 //
 // # Provider mirrors
 //

@@ -233,14 +233,24 @@ func gitEnv() []string {
 }
 
 func runGit(ctx context.Context, dir string, args ...string) error {
+	_, err := Git(ctx, dir, args...)
+	return err
+}
+
+// Git runs git in dir as the World makes its repositories: without the
+// machine's configuration, with fixed identities and dates, and "main" as
+// the default branch. It returns the output, trimmed. Tests use it to
+// change a repository of the World (GitDir/acme/network.git), or to make
+// one of their own.
+func Git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "init.defaultBranch=main"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = gitEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("installtest: git %s: %v: %s", strings.Join(args, " "), err, out)
+		return "", fmt.Errorf("installtest: git %s: %v: %s", strings.Join(args, " "), err, out)
 	}
-	return nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 // makeRepos creates GitDir/acme/network.git with three tagged releases.
