@@ -14,11 +14,18 @@ import (
 	"testing"
 )
 
-// Env is the environment git runs in for fixtures: none of the machine's
-// configuration, no prompts, and fixed identities and dates, so that the
-// same commands make the same commits on every run.
+// Env is the environment git runs in for fixtures: the process's without
+// its GIT_ variables (a test run from a git hook inherits GIT_DIR), none of
+// the machine's configuration, no prompts, and fixed identities and dates,
+// so that the same commands make the same commits on every run.
 func Env() []string {
-	return append(os.Environ(),
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
