@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tflock/tflock/internal/testdir"
 )
 
 // TestProvidersLockMatchesTofu runs "providers-lock" on OpenTofu's own
@@ -14,7 +16,7 @@ import (
 // from a lock file with a Terraform header and a malformed hash, both of
 // which tofu rewrites or keeps in its own way.
 func TestProvidersLockMatchesTofu(t *testing.T) {
-	root := conformanceDir(t)
+	root := testdir.Conformance(t)
 	for _, name := range []string{"basic", "append"} {
 		t.Run(name, func(t *testing.T) {
 			fixture := filepath.Join(root, "opentofu", "internal", "command", "testdata", "providers-lock", name)
@@ -47,32 +49,13 @@ func TestProvidersLockMatchesTofu(t *testing.T) {
 	}
 }
 
-// conformanceDir is the shared conformance data: "shared/conformance"
-// beside the repository root (the directory holding go.mod).
-func conformanceDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(dir), "shared", "conformance")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
 
 // TestProvidersLockKeepsTerraformFlavor runs OpenTofu's "append" fixture
 // (a lock file with Terraform's header) without -flavor: tflock keeps the
 // file's flavour, so the result is tofu's output with Terraform's header
 // line in place of tofu's, and nothing else changed.
 func TestProvidersLockKeepsTerraformFlavor(t *testing.T) {
-	root := conformanceDir(t)
+	root := testdir.Conformance(t)
 	fixture := filepath.Join(root, "opentofu", "internal", "command", "testdata", "providers-lock", "append")
 	tofuOut, err := os.ReadFile(filepath.Join(root, "opentofu", "derived", "providers-lock-append.tofu-output.terraform.lock.hcl"))
 	if err != nil {

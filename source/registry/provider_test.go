@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/testdir"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
@@ -259,7 +260,7 @@ func TestFetchProviderErrors(t *testing.T) {
 }
 
 func TestRealisticSHA256SUMS(t *testing.T) {
-	dir := filepath.Join(conformanceDir(t), "opentofu", "derived")
+	dir := testdir.OpenTofu(t, "derived")
 	doc, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS.realistic"))
 	if err != nil {
 		t.Fatal(err)
