@@ -49,7 +49,6 @@ func TestProvidersLockMatchesTofu(t *testing.T) {
 	}
 }
 
-
 // TestProvidersLockKeepsTerraformFlavor runs OpenTofu's "append" fixture
 // (a lock file with Terraform's header) without -flavor: tflock keeps the
 // file's flavour, so the result is tofu's output with Terraform's header
