@@ -34,6 +34,12 @@ const (
 	ConstraintsChanged
 	// HashesChanged: only the hash set differs.
 	HashesChanged
+	// Rerecorded: a module lock the old file lacked, recorded again for
+	// the version (or commit) that was installed already, as
+	// .terraform/modules/modules.json says: the selection was kept, not
+	// made. [Changes] never reports it; an installer that kept the
+	// installed selection sets it in place of Added.
+	Rerecorded
 )
 
 // String returns the kind as a lower-case word, such as "upgraded".
@@ -53,6 +59,8 @@ func (k ChangeKind) String() string {
 		return "constraints changed"
 	case HashesChanged:
 		return "hashes changed"
+	case Rerecorded:
+		return "re-recorded"
 	}
 	return fmt.Sprintf("ChangeKind(%d)", int(k))
 }
@@ -144,6 +152,16 @@ func (c Change) String() string {
 	switch c.Kind {
 	case Added:
 		fmt.Fprintf(&b, "added %s", orNone(c.NewVersion))
+	case Rerecorded:
+		b.WriteString("re-recorded")
+		if !c.NewVersion.IsZero() {
+			fmt.Fprintf(&b, " %s", c.NewVersion)
+		}
+		if c.NewPin.Commit != "" {
+			fmt.Fprintf(&b, " at commit %s", c.NewPin.Commit)
+		}
+		b.WriteString(", as installed")
+		return b.String()
 	case Removed:
 		fmt.Fprintf(&b, "removed %s", orNone(c.OldVersion))
 	case Upgraded, Downgraded:

@@ -61,7 +61,8 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.cleanup()
-	r := &run{s: s, prev: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	r := &run{s: s, prev: s.Lock, locked: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	r.readInstalledModules()
 	for _, d := range s.Lock.Warnings() {
 		r.warnings = append(r.warnings, diagnosticText(d))
 	}
@@ -106,6 +107,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings}
 	res.Changes = lockfile.Changes(r.prev, next)
+	r.markRerecorded(res.Changes)
 	if s.ReadOnly && len(res.Changes) > 0 {
 		if !lockfile.EqualIgnoringHashes(r.prev, next) {
 			return nil, &LockChangedError{Changes: res.Changes}
@@ -151,9 +153,16 @@ func changedPackage(c lockfile.Change, prev, next *lockfile.File) source.Package
 
 // run is the state of one Init.
 type run struct {
-	s      *settings
-	prev   *lockfile.File
-	memo   source.Source
+	s    *settings
+	prev *lockfile.File
+	// locked is what the run treats as locked: prev, plus the module
+	// calls prev lacks that were installed already (see adoptInstalled).
+	locked *lockfile.File
+	// manifest is the previous install's modules.json by key; adopted the
+	// calls whose installed selection locked holds in prev's stead.
+	manifest map[string]ManifestRecord
+	adopted  map[string]bool
+	memo     source.Source
 	lister *runLister
 	// downloadSlots bounds the provider package fetches (downloads,
 	// extraction, hashing) running at once.
@@ -191,7 +200,7 @@ type moduleFetch struct {
 
 func (r *run) resolveOptions() resolve.Options {
 	return resolve.Options{
-		Lock:             r.prev,
+		Lock:             r.locked,
 		Upgrade:          r.s.Upgrade,
 		UpgradeProviders: r.s.UpgradeProviders,
 		UpgradeModules:   r.s.UpgradeModules,
@@ -273,6 +282,7 @@ func (r *run) walk(ctx context.Context) error {
 		return err
 	}
 	for len(pending) > 0 {
+		r.adoptInstalled(pending)
 		want := map[string]*resolve.ModuleCall{}
 		for _, mc := range pending {
 			want[mc.Path] = mc
@@ -364,7 +374,7 @@ func lockSource(q resolve.Requirement) string {
 // the upgrade keeps still binds, so that a version republished with other
 // content is refused as without an upgrade.
 func (r *run) lockedModule(pick resolve.ModulePick) *lockfile.ModuleLock {
-	ml := r.prev.Module(pick.Call)
+	ml := r.locked.Module(pick.Call)
 	if !resolve.ModuleLockApplies(ml, pick.Package, pick.LockSource) || ml.Version != pick.Package.Version {
 		return nil
 	}
@@ -822,7 +832,7 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 			if r.upgradingModule(q.Call) {
 				return nil, false
 			}
-			ml := r.prev.Module(q.Call)
+			ml := r.locked.Module(q.Call)
 			if !resolve.ModuleLockApplies(ml, qp, q.LockSource) || ml.Version.IsZero() || !q.Constraints.Allows(ml.Version) {
 				return nil, false
 			}
