@@ -163,7 +163,7 @@ type run struct {
 	manifest map[string]ManifestRecord
 	adopted  map[string]bool
 	memo     source.Source
-	lister *runLister
+	lister   *runLister
 	// downloadSlots bounds the provider package fetches (downloads,
 	// extraction, hashing) running at once.
 	downloadSlots chan struct{}
