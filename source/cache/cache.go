@@ -18,6 +18,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/display"
 	"github.com/tflock/tflock/source/internal/flock"
 )
 
@@ -188,7 +189,7 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 			}
 		}
 	}
-	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: f.Location, Subdir: f.Subdir}
+	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
 	if err := c.writeIndex(key, e); err != nil {
 		return Entry{}, err
 	}
@@ -332,13 +333,16 @@ func (c *Cache) writeIndex(key string, e Entry) error {
 }
 
 // identity is the cache key of a package: its canonical string plus, for a
-// pinned module, the pin (a ref can move, a pin cannot).
+// pinned module, the pin (a ref can move, a pin cannot), without the
+// credentials a module address may carry, so that the key and the index
+// record hold none and two addresses that differ only by credentials are
+// one package.
 func identity(pkg source.Package) string {
 	s := pkg.String()
 	if m, ok := pkg.(source.ModulePackage); ok && m.Pin != "" {
 		s += " @" + m.Pin
 	}
-	return s
+	return display.StripCredentials(s)
 }
 
 func keyName(key string) string {
