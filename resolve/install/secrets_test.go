@@ -94,7 +94,14 @@ func startCredentialWorld(t *testing.T) *credentialWorld {
 	w.git = gittest.NewServer(t, root, gittest.Options{Username: w.gitUser, Password: w.gitToken})
 
 	var err error
-	w.registry, err = registrytest.Start(installtest.DefaultFixtures(), registrytest.Options{Hosts: []string{installtest.RegistryHost}, Token: w.regToken})
+	// A registry module whose download location is the git repository,
+	// credentials inline, as a private registry may answer.
+	fx := installtest.DefaultFixtures()
+	fx.Modules = append(fx.Modules, registrytest.Module{
+		Addr:     installtest.RegistryHost + "/acme/private/git",
+		Versions: []registrytest.ModuleVersion{{Version: "1.0.0", Location: "git::" + w.gitURL("net.git", w.gitToken) + "?ref=v1.0.0"}},
+	})
+	w.registry, err = registrytest.Start(fx, registrytest.Options{Hosts: []string{installtest.RegistryHost}, Token: w.regToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +169,9 @@ func (w *credentialWorld) sources(gitCache, regToken string, events source.Event
 
 // config is a root module calling a git module by version and a pinned
 // git module with an "sshkey" argument (both with the git server's
-// credentials inline), a registry module, an OCI module and a registry
-// provider.
+// credentials inline), two registry modules (one whose download location
+// is the git repository, credentials inline), an OCI module and a
+// registry provider.
 func (w *credentialWorld) config(gitPassword string) (text, netSource, pinnedSource string) {
 	netSource = "git::" + w.gitURL("net.git", gitPassword)
 	pinnedSource = "git::" + w.gitURL("pinned.git", gitPassword) + "?ref=v1.0.0&sshkey=" + w.sshKey
@@ -193,6 +201,11 @@ module "vpc" {
 module "storage" {
   source = "oci://` + w.oci.Host() + `/modules/storage?tag=1.0.0"
 }
+
+module "private" {
+  source  = "registry.example.test/acme/private/git"
+  version = "1.0.0"
+}
 `
 	return text, netSource, pinnedSource
 }
@@ -218,6 +231,12 @@ func TestCredentialsNeverLeave(t *testing.T) {
 	src := w.sources(filepath.Join(cacheRoot, "git"), w.regToken, rec, warn)
 	text, netSource, pinnedSource := w.config(w.gitToken)
 
+	wantModules := map[string]string{
+		"net":     "# net.git 1.1.0\n",
+		"pinned":  "# pinned.git 1.0.0\n",
+		"private": "# net.git 1.0.0\n",
+		"storage": "# storage\n",
+	}
 	run := func(name, dir string, opts install.Options) *install.Result {
 		t.Helper()
 		opts.Dir, opts.Source, opts.Cache, opts.Events = dir, src, c, rec
@@ -249,6 +268,12 @@ func TestCredentialsNeverLeave(t *testing.T) {
 		check.Tree(cacheRoot)
 		check.Tree(filepath.Join(dir, ".terraform"), "modules/"+install.ManifestFile)
 		checkManifestSources(t, name, dir, map[string]string{"net": netSource, "pinned": pinnedSource})
+		for key, want := range wantModules {
+			b, err := os.ReadFile(filepath.Join(dir, ".terraform", "modules", key, "main.tf"))
+			if err != nil || string(b) != want {
+				t.Errorf("%s: module %s has main.tf %q (%v), want %q", name, key, b, err, want)
+			}
+		}
 		return res
 	}
 

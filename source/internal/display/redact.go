@@ -135,7 +135,7 @@ func secretQueryArgs(s string, arg func(b *strings.Builder, name, value string))
 				rest = rest[i+len(key):]
 				continue
 			}
-			end := strings.IndexAny(rest[i+len(key):], "&# \t\r\n\"'<>`")
+			end := strings.IndexAny(rest[i+len(key):], "&#? \t\r\n\"'<>`")
 			if end < 0 {
 				end = len(rest) - i - len(key)
 			}

@@ -23,6 +23,8 @@ func TestRedact(t *testing.T) {
 		`Get "https://alice:xxxxx@h/x": EOF`: `Get "https://REDACTED@h/x": EOF`,
 		"a git::http://u:p@h/x 1.0.0 @abc":   "a git::http://REDACTED@h/x 1.0.0 @abc",
 		"sshkey=notanargument":               "sshkey=notanargument",
+		// ModulePackage.String appends "?ref=" to a source with a query.
+		"git::http://h/x?sshkey=QUJD?ref=v1": "git::http://h/x?sshkey=REDACTED?ref=v1",
 		"'https://u:p'w@h/x'":                "'https://REDACTED@h/x'",
 		"x?asshkey=1":                        "x?asshkey=1",
 		"no url here":                        "no url here",
