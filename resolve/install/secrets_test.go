@@ -364,6 +364,11 @@ func TestCredentialsNotInFailures(t *testing.T) {
 			want:   "sshkey=REDACTED",
 		},
 		{
+			name:   "version argument on an HTTP archive",
+			module: `module "m" {` + "\n" + `  source  = "https://alice:` + w.gitToken + `@127.0.0.1:1/m.zip"` + "\n  version = \"1.0.0\"\n}\n",
+			want:   "REDACTED@127.0.0.1:1",
+		},
+		{
 			name:     "wrong registry token",
 			module:   `module "m" {` + "\n" + `  source  = "registry.example.test/acme/vpc/cloud"` + "\n  version = \"1.0.0\"\n}\n",
 			regToken: wrongReg,
