@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +62,7 @@ type credentialWorld struct {
 	git      *gittest.Server
 	registry *registrytest.Server
 	oci      *ocitest.Server
+	archive  *httptest.Server // a module zip behind basic auth (git's user and token)
 
 	gitUser, gitToken string // the git server's basic auth
 	regToken          string // the registry's bearer token
@@ -120,6 +123,20 @@ func startCredentialWorld(t *testing.T) *credentialWorld {
 	if _, err := ocitest.PushModule(context.Background(), repo, z, "1.0.0"); err != nil {
 		t.Fatal(err)
 	}
+	zip, err := ocitest.Zip(map[string]string{"main.tf": "# archive\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.archive = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != w.gitUser || p != w.gitToken {
+			rw.Header().Set("WWW-Authenticate", `Basic realm="archive"`)
+			http.Error(rw, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		rw.Header().Set("Content-Type", "application/zip")
+		_, _ = rw.Write(zip)
+	}))
+	t.Cleanup(w.archive.Close)
 	w.dockerConfig = filepath.Join(t.TempDir(), "config.json")
 	w.writeDockerConfig(t, w.ociPass)
 	return w
@@ -171,7 +188,7 @@ func (w *credentialWorld) sources(gitCache, regToken string, events source.Event
 // git module with an "sshkey" argument (both with the git server's
 // credentials inline), two registry modules (one whose download location
 // is the git repository, credentials inline), an OCI module and a
-// registry provider.
+// registry provider, and an HTTP archive module with credentials inline.
 func (w *credentialWorld) config(gitPassword string) (text, netSource, pinnedSource string) {
 	netSource = "git::" + w.gitURL("net.git", gitPassword)
 	pinnedSource = "git::" + w.gitURL("pinned.git", gitPassword) + "?ref=v1.0.0&sshkey=" + w.sshKey
@@ -206,6 +223,10 @@ module "private" {
   source  = "registry.example.test/acme/private/git"
   version = "1.0.0"
 }
+
+module "archive" {
+  source = "` + strings.Replace(w.archive.URL, "://", "://"+w.gitUser+":"+gitPassword+"@", 1) + `/m.zip"
+}
 `
 	return text, netSource, pinnedSource
 }
@@ -236,6 +257,7 @@ func TestCredentialsNeverLeave(t *testing.T) {
 		"pinned":  "# pinned.git 1.0.0\n",
 		"private": "# net.git 1.0.0\n",
 		"storage": "# storage\n",
+		"archive": "# archive\n",
 	}
 	run := func(name, dir string, opts install.Options) *install.Result {
 		t.Helper()
