@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -442,5 +443,56 @@ func TestCredentialsNotInFailures(t *testing.T) {
 			check.Tree(cacheRoot)
 			check.Tree(dir, "main.tf")
 		})
+	}
+}
+
+// TestModulesJSONMatchesTofu runs tofu (named by TFLOCK_TOFU) and Init on
+// the same git module calls with credentials inline (a token in the URL,
+// an "sshkey" argument) and compares their modules.json records: tflock
+// keeps what tofu keeps. Skipped when TFLOCK_TOFU is not set.
+func TestModulesJSONMatchesTofu(t *testing.T) {
+	tofu := os.Getenv("TFLOCK_TOFU")
+	if tofu == "" {
+		t.Skip("TFLOCK_TOFU does not name a tofu binary")
+	}
+	w := startCredentialWorld(t)
+	netSource := "git::" + w.gitURL("net.git", w.gitToken) + "?ref=v1.1.0"
+	pinnedSource := "git::" + w.gitURL("pinned.git", w.gitToken) + "?ref=v1.0.0&sshkey=" + w.sshKey
+	text := "module \"net\" {\n  source = \"" + netSource + "\"\n}\n\nmodule \"pinned\" {\n  source = \"" + pinnedSource + "\"\n}\n"
+
+	tofuDir := t.TempDir()
+	writeFiles(t, tofuDir, map[string]string{"main.tf": text})
+	cmd := exec.Command(tofu, "init", "-input=false", "-no-color")
+	cmd.Dir = tofuDir
+	cmd.Env = append(gittest.Env(), "TF_CLI_CONFIG_FILE="+filepath.Join(tofuDir, "none.tfrc"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tofu init: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": text})
+	initAndWrite(t, install.Options{Dir: dir, Source: w.sources(t.TempDir(), w.regToken, nil, &messages{})})
+
+	read := func(dir string) map[string]install.ManifestRecord {
+		m, err := install.ReadManifest(filepath.Join(dir, ".terraform", "modules", install.ManifestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]install.ManifestRecord{}
+		for _, r := range m.Modules {
+			out[r.Key] = r
+		}
+		return out
+	}
+	want, got := read(tofuDir), read(dir)
+	if want["net"].Source != netSource || want["pinned"].Source != pinnedSource {
+		t.Errorf("tofu records %+v; the test expects the sources as written", want)
+	}
+	for key, w := range want {
+		if got[key] != w {
+			t.Errorf("module %q: tflock records %+v, tofu %+v", key, got[key], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("tflock records %d modules, tofu %d", len(got), len(want))
 	}
 }
