@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +24,7 @@ func TestCredentialsNotInOutput(t *testing.T) {
 	}
 	token := leaktest.Secret(t, "gitTOKEN")
 	wrong := leaktest.Secret(t, "wrongTOKEN")
-	keyText := leaktest.Secret(t, "sshKEY")
-	key := base64.StdEncoding.EncodeToString([]byte("-----BEGIN OPENSSH PRIVATE KEY-----\n" + keyText + "\n-----END OPENSSH PRIVATE KEY-----\n"))
+	key, keyText := leaktest.SSHKey(t)
 	check := leaktest.New(t, token, wrong, key, keyText)
 
 	root := t.TempDir()

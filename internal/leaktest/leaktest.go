@@ -5,6 +5,7 @@ package leaktest
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"io/fs"
 	"net/url"
@@ -25,6 +26,16 @@ func Secret(tb testing.TB, prefix string) string {
 		tb.Fatal(err)
 	}
 	return prefix + hex.EncodeToString(b)
+}
+
+// SSHKey returns a stand-in private key as a git "sshkey" argument takes
+// it (base64), and the distinctive secret it encodes: a leak of either
+// form is a leak of the key.
+func SSHKey(tb testing.TB) (arg, secret string) {
+	tb.Helper()
+	secret = Secret(tb, "sshKEY")
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\n" + secret + "\n-----END OPENSSH PRIVATE KEY-----\n"
+	return base64.StdEncoding.EncodeToString([]byte(key)), secret
 }
 
 // Checker looks for a set of secrets.

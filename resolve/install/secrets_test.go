@@ -79,14 +79,13 @@ func startCredentialWorld(t *testing.T) *credentialWorld {
 		t.Skip(err)
 	}
 	w := &credentialWorld{
-		gitUser:    "alice",
-		gitToken:   leaktest.Secret(t, "gitTOKEN"),
-		regToken:   leaktest.Secret(t, "regTOKEN"),
-		ociUser:    "bob",
-		ociPass:    leaktest.Secret(t, "ociPASS"),
-		sshKeyText: leaktest.Secret(t, "sshKEY"),
+		gitUser:  "alice",
+		gitToken: leaktest.Secret(t, "gitTOKEN"),
+		regToken: leaktest.Secret(t, "regTOKEN"),
+		ociUser:  "bob",
+		ociPass:  leaktest.Secret(t, "ociPASS"),
 	}
-	w.sshKey = base64.StdEncoding.EncodeToString([]byte("-----BEGIN OPENSSH PRIVATE KEY-----\n" + w.sshKeyText + "\n-----END OPENSSH PRIVATE KEY-----\n"))
+	w.sshKey, w.sshKeyText = leaktest.SSHKey(t)
 	root := t.TempDir()
 	for _, name := range []string{"net.git", "pinned.git"} {
 		r := gittest.NewRepo(t, filepath.Join(root, name))

@@ -1,14 +1,13 @@
 package git_test
 
 import (
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tflock/tflock/source/git/gittest"
 )
 
 // testEnv runs git for the test fixtures without the machine's configuration.
@@ -79,29 +78,8 @@ func (r *repo) annotatedTag(name string) {
 func (r *repo) fileURL() string { return "file://" + filepath.ToSlash(r.dir) }
 
 // serveHTTP serves the repositories under root over git's smart HTTP
-// protocol with git http-backend behind httptest, and returns the base URL.
+// protocol (gittest) and returns the base URL.
 func serveHTTP(t *testing.T, root string) string {
 	t.Helper()
-	cmd := exec.Command("git", "--exec-path")
-	cmd.Env = testEnv()
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git --exec-path: %v", err)
-	}
-	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Fatalf("git-http-backend not found: %v", err)
-	}
-	h := &cgi.Handler{
-		Path: backend,
-		Env: []string{
-			"GIT_PROJECT_ROOT=" + root,
-			"GIT_HTTP_EXPORT_ALL=1",
-			"GIT_CONFIG_NOSYSTEM=1",
-			"GIT_CONFIG_GLOBAL=" + os.DevNull,
-		},
-	}
-	srv := httptest.NewServer(http.StripPrefix("/git", h))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/git"
+	return gittest.NewServer(t, root, gittest.Options{}).URL()
 }

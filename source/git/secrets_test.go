@@ -2,7 +2,6 @@ package git_test
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -82,8 +81,7 @@ func TestCredentialsNotInCache(t *testing.T) {
 func TestCredentialsNotInGitErrors(t *testing.T) {
 	token := leaktest.Secret(t, "token")
 	wrong := leaktest.Secret(t, "wrong")
-	keyText := leaktest.Secret(t, "keytext")
-	key := base64.StdEncoding.EncodeToString([]byte("-----BEGIN OPENSSH PRIVATE KEY-----\n" + keyText + "\n-----END OPENSSH PRIVATE KEY-----\n"))
+	key, keyText := leaktest.SSHKey(t)
 	check := leaktest.New(t, token, wrong, key, keyText)
 	root := t.TempDir()
 	r := gittest.NewRepo(t, filepath.Join(root, "net.git"))
