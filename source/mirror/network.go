@@ -21,7 +21,6 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
-	"github.com/tflock/tflock/source/internal/display"
 	"github.com/tflock/tflock/source/internal/fsutil"
 	"github.com/tflock/tflock/source/internal/pkghash"
 )
@@ -248,7 +247,13 @@ func stripURLError(err error) error {
 }
 
 // redact drops user information and the query from a URL for messages.
-func redact(u *url.URL) string { return display.URL(u) }
+func redact(u *url.URL) string {
+	c := *u
+	c.User = nil
+	c.RawQuery = ""
+	c.Fragment = ""
+	return c.String()
+}
 
 func (n *Network) getJSON(ctx context.Context, pkg source.Package, u *url.URL, notFound error, v any) error {
 	resp, err := n.get(ctx, pkg, u, notFound)

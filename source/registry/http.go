@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/tflock/tflock/source"
-	"github.com/tflock/tflock/source/internal/display"
 )
 
 // HTTPError reports an HTTP response that the protocol did not expect. The
@@ -69,7 +68,19 @@ func noDowngrade(next func(*http.Request, []*http.Request) error) func(*http.Req
 }
 
 // redact returns u for display: no user information, no query, no fragment.
-func redact(u *url.URL) string { return display.URL(u) }
+func redact(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	c.User = nil
+	if c.RawQuery != "" {
+		c.RawQuery = ""
+		c.ForceQuery = false
+	}
+	c.Fragment = ""
+	return c.String()
+}
 
 // client is the retrying HTTP layer.
 type client struct {
