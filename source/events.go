@@ -85,8 +85,15 @@ func (f EventsFunc) Event(e Event) { f(e) }
 // before h sees them, whoever emits the event.
 func Emit(h Events, e Event) {
 	if h != nil {
-		e.Package = redacted(e.Package)
-		e.Detail = display.Redact(e.Detail)
-		h.Event(e)
+		h.Event(redactEvent(e))
 	}
+}
+
+// redactEvent returns e without the credentials of a module address: in
+// its package (see [ModulePackage]) and in its detail. Every path that
+// hands an event to a handler goes through it.
+func redactEvent(e Event) Event {
+	e.Package = redacted(e.Package)
+	e.Detail = display.Redact(e.Detail)
+	return e
 }

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/internal/leaktest"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
-	"github.com/tflock/tflock/source/git/gittest"
 )
 
 // TestCredentialsNotInOutput runs the program on a configuration whose git
@@ -29,13 +29,13 @@ func TestCredentialsNotInOutput(t *testing.T) {
 
 	root := t.TempDir()
 	for _, name := range []string{"net.git", "pinned.git"} {
-		r := gittest.NewRepo(t, filepath.Join(root, name))
+		r := githttp.NewRepo(t, filepath.Join(root, name))
 		for _, v := range []string{"1.0.0", "1.1.0"} {
 			r.Commit("release "+v, map[string]string{"main.tf": "# " + name + " " + v + "\n"})
 			r.Tag("v" + v)
 		}
 	}
-	srv := gittest.NewServer(t, root, gittest.Options{Username: "alice", Password: token})
+	srv := githttp.NewServer(t, root, githttp.Options{Username: "alice", Password: token})
 	netSource := "git::" + srv.URLWithCredentials("alice", token) + "/net.git"
 	pinnedSource := "git::" + srv.URLWithCredentials("alice", token) + "/pinned.git?ref=v1.0.0&sshkey=" + key
 	config := func(net, pinned string) string {

@@ -14,13 +14,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/internal/leaktest"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/git"
-	"github.com/tflock/tflock/source/git/gittest"
 	"github.com/tflock/tflock/source/oci"
 	"github.com/tflock/tflock/source/oci/ocitest"
 	"github.com/tflock/tflock/source/registry"
@@ -60,7 +60,7 @@ func (m *messages) all() string {
 // credentialWorld is a git server, a registry and an OCI registry, each
 // demanding credentials.
 type credentialWorld struct {
-	git      *gittest.Server
+	git      *githttp.Server
 	registry *registrytest.Server
 	oci      *ocitest.Server
 	archive  *httptest.Server // a module zip behind basic auth (git's user and token)
@@ -88,13 +88,13 @@ func startCredentialWorld(t *testing.T) *credentialWorld {
 	w.sshKey, w.sshKeyText = leaktest.SSHKey(t)
 	root := t.TempDir()
 	for _, name := range []string{"net.git", "pinned.git"} {
-		r := gittest.NewRepo(t, filepath.Join(root, name))
+		r := githttp.NewRepo(t, filepath.Join(root, name))
 		for _, v := range []string{"1.0.0", "1.1.0"} {
 			r.Commit("release "+v, map[string]string{"main.tf": "# " + name + " " + v + "\n"})
 			r.Tag("v" + v)
 		}
 	}
-	w.git = gittest.NewServer(t, root, gittest.Options{Username: w.gitUser, Password: w.gitToken})
+	w.git = githttp.NewServer(t, root, githttp.Options{Username: w.gitUser, Password: w.gitToken})
 
 	var err error
 	// A registry module whose download location is the git repository,
@@ -463,7 +463,7 @@ func TestModulesJSONMatchesTofu(t *testing.T) {
 	writeFiles(t, tofuDir, map[string]string{"main.tf": text})
 	cmd := exec.Command(tofu, "init", "-input=false", "-no-color")
 	cmd.Dir = tofuDir
-	cmd.Env = append(gittest.Env(), "TF_CLI_CONFIG_FILE="+filepath.Join(tofuDir, "none.tfrc"))
+	cmd.Env = append(githttp.Env(), "TF_CLI_CONFIG_FILE="+filepath.Join(tofuDir, "none.tfrc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tofu init: %v\n%s", err, out)
 	}

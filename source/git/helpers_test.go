@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflock/tflock/source/git/gittest"
+	"github.com/tflock/tflock/internal/githttp"
 )
 
 // testEnv runs git for the test fixtures without the machine's configuration.
@@ -78,8 +78,8 @@ func (r *repo) annotatedTag(name string) {
 func (r *repo) fileURL() string { return "file://" + filepath.ToSlash(r.dir) }
 
 // serveHTTP serves the repositories under root over git's smart HTTP
-// protocol (gittest) and returns the base URL.
+// protocol (githttp) and returns the base URL.
 func serveHTTP(t *testing.T, root string) string {
 	t.Helper()
-	return gittest.NewServer(t, root, gittest.Options{}).URL()
+	return githttp.NewServer(t, root, githttp.Options{}).URL()
 }

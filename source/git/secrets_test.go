@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/internal/leaktest"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/git"
-	"github.com/tflock/tflock/source/git/gittest"
 )
 
 // TestCredentialsNotInCache fetches a repository over smart HTTP behind
@@ -27,12 +27,12 @@ func TestCredentialsNotInCache(t *testing.T) {
 	other := leaktest.Secret(t, "other")
 	check := leaktest.New(t, token, other)
 	root := t.TempDir()
-	r := gittest.NewRepo(t, filepath.Join(root, "net.git"))
+	r := githttp.NewRepo(t, filepath.Join(root, "net.git"))
 	r.Commit("one", map[string]string{"main.tf": "# one\n"})
 	r.Tag("v1.0.0")
 	// The server takes any credentials, so that two addresses differing
 	// only by them both work.
-	srv := gittest.NewServer(t, root, gittest.Options{})
+	srv := githttp.NewServer(t, root, githttp.Options{})
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	cacheDir := t.TempDir()
@@ -84,10 +84,10 @@ func TestCredentialsNotInGitErrors(t *testing.T) {
 	key, keyText := leaktest.SSHKey(t)
 	check := leaktest.New(t, token, wrong, key, keyText)
 	root := t.TempDir()
-	r := gittest.NewRepo(t, filepath.Join(root, "net.git"))
+	r := githttp.NewRepo(t, filepath.Join(root, "net.git"))
 	r.Commit("one", map[string]string{"main.tf": "# one\n"})
 	r.Tag("v1.0.0")
-	srv := gittest.NewServer(t, root, gittest.Options{Username: "alice", Password: token})
+	srv := githttp.NewServer(t, root, githttp.Options{Username: "alice", Password: token})
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o ConnectTimeout=5")

@@ -1,9 +1,10 @@
-// Package gittest makes git repositories with the git binary and serves
+// Package githttp makes git repositories with the git binary and serves
 // them over git's smart HTTP protocol (git http-backend behind an httptest
 // server on a loopback address), optionally behind HTTP basic
-// authentication, for tests of git module sources. Everything it makes is
-// removed when the test ends.
-package gittest
+// authentication, for tflock's own tests of git module sources and of the
+// credentials in their addresses. Everything it makes is removed when the
+// test ends.
+package githttp
 
 import (
 	"net/http"
@@ -30,8 +31,8 @@ func Env() []string {
 	}
 	return append(env,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=gittest", "GIT_AUTHOR_EMAIL=gittest@example.test",
-		"GIT_COMMITTER_NAME=gittest", "GIT_COMMITTER_EMAIL=gittest@example.test",
+		"GIT_AUTHOR_NAME=githttp", "GIT_AUTHOR_EMAIL=githttp@example.test",
+		"GIT_COMMITTER_NAME=githttp", "GIT_COMMITTER_EMAIL=githttp@example.test",
 		"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
 }
 
@@ -147,7 +148,7 @@ func NewServer(tb testing.TB, root string, opts Options) *Server {
 			u, p, ok := r.BasicAuth()
 			if !ok || u != opts.Username || p != opts.Password {
 				s.refused.Add(1)
-				w.Header().Set("WWW-Authenticate", `Basic realm="gittest"`)
+				w.Header().Set("WWW-Authenticate", `Basic realm="githttp"`)
 				http.Error(w, "authentication required", http.StatusUnauthorized)
 				return
 			}
