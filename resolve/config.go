@@ -667,7 +667,7 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		return
 	}
 	if rem, ok := mc.Address.(address.Remote); ok && mc.HasVersion && rem.Kind != address.KindGit && rem.Kind != address.KindOCI {
-		r.errorf(mc.VersionRange, "Invalid version argument", "Cannot apply a version constraint to module %q because its source %q is neither a module registry, a git repository nor an OCI registry, which are the sources with versions: remove the version argument, or pin the package in its source address.", name, mc.Source)
+		r.errorf(mc.VersionRange, "Invalid version argument", "Cannot apply a version constraint to module %q because its source %q is neither a module registry, a git repository nor an OCI registry, which are the sources with versions: remove the version argument, or pin the package in its source address.", name, address.Redact(mc.Source))
 		return
 	}
 	if a, ok := c.Attributes["providers"]; ok {

@@ -34,7 +34,8 @@ type Requirement struct {
 	Call string
 	// LockSource is, for a module requirement, the source the lock file
 	// records: the package address with its "//subdir" and without
-	// download options. Empty means Package's Source.
+	// download options. Empty means Package's Source without credentials
+	// (address.StripCredentials): a lock file never holds one.
 	LockSource string
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 // Options tunes [Resolve]. The zero value resolves from scratch: no lock
@@ -232,7 +233,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	unified := map[string]*unifiedPick{}
 	for _, call := range callNames {
 		pkg, rs := calls[call], modReqs[call]
-		pick := ModulePick{Call: call, Package: pkg, LockSource: cmp.Or(rs[0].LockSource, pkg.Source), Requirements: rs, Constraints: intersect(rs)}
+		pick := ModulePick{Call: call, Package: pkg, LockSource: cmp.Or(rs[0].LockSource, address.StripCredentials(pkg.Source)), Requirements: rs, Constraints: intersect(rs)}
 		if !listedCalls[call] {
 			pick.Reason = Pinned
 			sel.Modules = append(sel.Modules, pick)

@@ -176,6 +176,10 @@ type ModuleResult struct {
 	// Key is the call path: "" for the root module, "vpc", "vpc.subnets".
 	Key string
 	// Source is the source address as OpenTofu prints it, "" for the root.
+	// Like modules.json, which tofu compares with the configuration, it
+	// keeps the credentials the configuration writes in it (a URL's user
+	// information, a git "sshkey" argument): show it through
+	// address.Redact.
 	Source string
 	// Version is the selected version, if the module has one.
 	Version string

@@ -46,10 +46,13 @@
 // module block in the lock file: Package without git's download options
 // (so that a private key is never written) and with "//SUBDIR".
 //
-// Credentials embedded in a URL ("https://user:token@host/...") are kept in
-// String and Package, because a fetcher needs them, and in LockSource, which
-// must match the configuration's own text; [Redact] removes them, and every
-// error of this package is already redacted.
+// Credentials embedded in a URL ("https://user:token@host/...") and a git
+// "sshkey" argument are kept in String and Package, because a fetcher needs
+// them (and OpenTofu's modules.json records String as written). Nothing
+// else holds them: [Redact] replaces them by "REDACTED" in messages (every
+// error of this package is already redacted, and so is every event and
+// source error of tflock), and [StripCredentials] removes them from what
+// is kept, such as LockSource and the package cache's keys.
 //
 // # Provider sources
 //

@@ -303,7 +303,7 @@ func (r Remote) LockSource() string {
 	if r.Kind == KindGit {
 		p = r.gitBase(nil)
 	}
-	p = stripCredentials(p)
+	p = StripCredentials(p)
 	if r.Subdir == "" {
 		return p
 	}

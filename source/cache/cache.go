@@ -20,6 +20,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // Options configure a [Cache]. The zero value is ready to use.
@@ -293,7 +294,7 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 			}
 		}
 	}
-	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: f.Location, Subdir: f.Subdir}
+	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
 	if !indexed(pkg) {
 		return e, nil
 	}
@@ -452,7 +453,9 @@ func (c *Cache) writeIndex(key string, e Entry) error {
 
 // identity is the cache key of a package: its canonical string plus, for a
 // module, the ref its source names (kept even beside a version) and the
-// pin (a ref can move, a pin cannot).
+// pin (a ref can move, a pin cannot), without the credentials a module
+// address may carry, so that the key and the index record hold none and
+// two addresses that differ only by credentials are one package.
 func identity(pkg source.Package) string {
 	s := pkg.String()
 	if m, ok := pkg.(source.ModulePackage); ok {
@@ -463,7 +466,7 @@ func identity(pkg source.Package) string {
 			s += " @" + m.Pin
 		}
 	}
-	return s
+	return display.StripCredentials(s)
 }
 
 // indexed reports whether the index may answer for pkg: not for a module

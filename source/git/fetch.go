@@ -205,14 +205,11 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 	if _, err := run.run(ctx, work, "init", "-q"); err != nil {
 		return "", err
 	}
-	if _, err := run.run(ctx, work, "remote", "add", "origin", r.URL); err != nil {
-		return "", err
-	}
 	var commit string
 	if s.opts.CacheDir != "" {
 		commit, err = s.fromCache(ctx, run, r, t, m, work)
 	} else {
-		commit, err = fetchInto(ctx, run, work, "origin", t, r.Depth)
+		commit, err = fetchInto(ctx, run, work, r.URL, t, r.Depth)
 	}
 	if err != nil {
 		return "", err
@@ -221,6 +218,13 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(work, ".gitmodules")); err == nil {
+		// Relative submodule URLs are resolved against the remote
+		// "origin", which is therefore written to the configuration
+		// (with any credentials of the URL) only here, in the temporary
+		// .git removed below.
+		if _, err := run.run(ctx, work, "remote", "add", "origin", r.URL); err != nil {
+			return "", err
+		}
 		args := []string{"submodule", "update", "--init", "--recursive"}
 		if r.Depth > 0 {
 			args = append(args, "--depth", strconv.Itoa(r.Depth))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // ErrNoVersions is wrapped by the error an [ArchiveSource] gives when asked
@@ -147,7 +148,7 @@ func (a *ArchiveSource) errorFor(p source.ModulePackage, r address.Remote, err e
 	if !errors.As(err, &se) {
 		err = &source.Error{Source: host, Package: redactedPackage(p), Err: err}
 	}
-	secrets := urlSecrets(r.URL)
+	secrets := display.URLSecrets(r.URL)
 	if len(secrets) == 0 {
 		return err
 	}
@@ -161,42 +162,14 @@ func redactedPackage(p source.ModulePackage) source.ModulePackage {
 	return p
 }
 
-// urlSecrets returns the user name and password of a URL, which a message
-// must not show, in every form an error may spell them.
-func urlSecrets(raw string) []string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return nil
-	}
-	var out []string
-	add := func(s string) {
-		if s == "" {
-			return
-		}
-		out = append(out, s, url.PathEscape(s), url.QueryEscape(s))
-	}
-	add(u.User.Username())
-	if pw, ok := u.User.Password(); ok {
-		add(pw)
-	}
-	return out
-}
-
-// redactedError hides secrets in the message of the error it wraps.
+// redactedError hides the secrets of a URL (display.URLSecrets) in the
+// message of the error it wraps.
 type redactedError struct {
 	err     error
 	secrets []string
 }
 
-func (e *redactedError) Error() string {
-	msg := e.err.Error()
-	for _, s := range e.secrets {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, "REDACTED")
-		}
-	}
-	return msg
-}
+func (e *redactedError) Error() string { return display.Scrub(e.err.Error(), e.secrets) }
 
 func (e *redactedError) Unwrap() error { return e.err }
 

@@ -61,6 +61,7 @@ import (
 	"time"
 
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // Doer sends HTTP requests; *http.Client implements it.
@@ -234,19 +235,9 @@ func (e *HTTPError) Is(target error) bool {
 	return false
 }
 
-// Redact returns u for display: no user information, no query, no fragment.
-func Redact(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	c := *u
-	c.User = nil
-	c.RawQuery = ""
-	c.ForceQuery = false
-	c.Fragment = ""
-	c.RawFragment = ""
-	return c.String()
-}
+// Redact returns u for display: no user information, no query, no fragment
+// (the one decision is display.URL's).
+func Redact(u *url.URL) string { return display.URL(u) }
 
 // redirectError marks an error of the redirect policy: never retried.
 type redirectError struct{ err error }
