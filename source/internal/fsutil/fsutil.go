@@ -1,7 +1,7 @@
 // Package fsutil holds the file-system steps the sources share: preparing a
-// destination directory so that a failed fetch leaves nothing behind,
-// copying a package directory, and extracting a zip archive safely (through
-// the shared extractor in source/internal/archive).
+// destination directory so that a failed fetch leaves nothing behind, and
+// copying a package directory. Archives are extracted by the one extractor,
+// source/internal/archive.
 package fsutil
 
 import (
@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tflock/tflock/source/internal/archive"
 )
 
 // Prepare makes dir ready to receive a package: it must not exist or be an
@@ -123,18 +122,4 @@ func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	return os.WriteFile(target, data, perm)
-}
-
-// DefaultMaxExtract is the default limit on the total uncompressed size of
-// an extracted archive: 2 GiB.
-const DefaultMaxExtract = 2 << 30
-
-// ExtractZip extracts the zip archive at zipPath into dst (which exists)
-// with the shared safe extractor, [archive.ExtractZipFile]: unsafe names,
-// symbolic links, an entry present twice, more than
-// [archive.DefaultMaxFiles] entries and a total uncompressed size over limit
-// (if limit > 0, else [archive.DefaultMaxBytes]) are errors wrapping
-// [archive.ErrUnsafe] or [archive.ErrTooLarge].
-func ExtractZip(ctx context.Context, zipPath, dst string, limit int64) error {
-	return archive.ExtractZipFile(ctx, zipPath, dst, archive.Options{MaxBytes: limit})
 }
