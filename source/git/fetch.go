@@ -160,7 +160,7 @@ func (s *Source) cachedCommit(ctx context.Context, r address.Remote, m source.Mo
 	return err == nil
 }
 
-// export checks the commit out into dir, without .git, and returns the
+// export checks the commit out into dir, without VCS metadata, and returns the
 // full commit ID. On error dir is left as it was.
 func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.Remote, t target, dir string) (string, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
@@ -213,7 +213,7 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 			return "", err
 		}
 	}
-	if err := removeGitDirs(work); err != nil {
+	if err := removeVCSMetadata(work); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
@@ -366,15 +366,18 @@ func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, 
 	return got, nil
 }
 
-// removeGitDirs removes every ".git" directory or file (submodules have a
-// ".git" file) under root.
-func removeGitDirs(root string) error {
+// removeVCSMetadata removes, under root, every directory or file that the
+// one rule for module packages, [hash.IsVCSMetadata], names: the checkout's
+// own ".git" and its submodules' ".git" files, and whatever ".hg", ".svn"
+// or ".bzr" the repository tracks. The installed tree is then exactly the
+// tree the module h1: covers.
+func removeVCSMetadata(root string) error {
 	var found []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.Name() == ".git" {
+		if p != root && hash.IsVCSMetadata(d.Name()) {
 			found = append(found, p)
 			if d.IsDir() {
 				return filepath.SkipDir

@@ -17,6 +17,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
 	"github.com/tflock/tflock/source/internal/pkghash"
 )
@@ -38,6 +39,11 @@ import (
 // Filesystem serves providers only: every module package is reported as
 // not found. It is safe for concurrent use.
 type Filesystem struct {
+	// Limits bound a packed package: the total size of the files its zip
+	// extracts to and its number of entries. The zero value applies the
+	// defaults [source.Limits] states. Set it before the first use.
+	Limits source.Limits
+
 	dir string
 }
 
@@ -334,7 +340,7 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 			return fail(err)
 		}
 		got.Size = info.Size()
-		if err := fsutil.ExtractZip(ctx, e.Path, dir, fsutil.DefaultMaxExtract); err != nil {
+		if err := unpack.ExtractZipFile(ctx, e.Path, dir, unpack.Options{Limits: f.Limits}); err != nil {
 			return fail(err)
 		}
 		zh, err := pkghash.ZH(e.Path)

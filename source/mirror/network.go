@@ -21,6 +21,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
 	"github.com/tflock/tflock/source/internal/pkghash"
 )
@@ -59,9 +60,10 @@ type NetworkOptions struct {
 	// MaxJSONSize limits the size of index.json and VERSION.json
 	// responses. Default: 4 MiB.
 	MaxJSONSize int64
-	// MaxArchiveSize limits the size of a downloaded package.
-	// Default: 1 GiB.
-	MaxArchiveSize int64
+	// Limits bound a package archive: its download size, the total size of
+	// the files it extracts to, and its number of entries. The zero value
+	// applies the defaults [source.Limits] states.
+	Limits source.Limits
 }
 
 // Network is a provider mirror that speaks OpenTofu's provider network
@@ -119,9 +121,7 @@ func NewNetwork(opts NetworkOptions) (*Network, error) {
 	if opts.MaxJSONSize <= 0 {
 		opts.MaxJSONSize = 4 << 20
 	}
-	if opts.MaxArchiveSize <= 0 {
-		opts.MaxArchiveSize = 1 << 30
-	}
+	opts.Limits = opts.Limits.WithDefaults()
 	return &Network{base: u, opts: opts, docs: map[string]*versionDoc{}}, nil
 }
 
@@ -431,7 +431,7 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	if err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
-	if err := fsutil.ExtractZip(ctx, tmp.Name(), dir, fsutil.DefaultMaxExtract); err != nil {
+	if err := unpack.ExtractZipFile(ctx, tmp.Name(), dir, unpack.Options{Limits: n.opts.Limits}); err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%s: %w", redact(archURL), err)})
 	}
 	h1, err := pkghash.H1Dir(dir)
@@ -461,15 +461,15 @@ func (n *Network) download(ctx context.Context, p source.ProviderPackage, u *url
 		return 0, err
 	}
 	defer resp.Body.Close()
-	size, err := io.Copy(w, io.LimitReader(resp.Body, n.opts.MaxArchiveSize+1))
+	size, err := io.Copy(w, io.LimitReader(resp.Body, n.opts.Limits.MaxBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
 		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: %w", redact(u), err)}
 	}
-	if size > n.opts.MaxArchiveSize {
-		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: archive larger than %d bytes", redact(u), n.opts.MaxArchiveSize)}
+	if size > n.opts.Limits.MaxBytes {
+		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: %w: the archive is larger than %d bytes", redact(u), source.ErrTooLarge, n.opts.Limits.MaxBytes)}
 	}
 	if resp.ContentLength >= 0 && size != resp.ContentLength {
 		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: truncated body: got %d of %d bytes", redact(u), size, resp.ContentLength)}

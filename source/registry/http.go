@@ -49,7 +49,8 @@ func (e *HTTPError) Is(target error) bool {
 var ErrInsecureRedirect = errors.New("redirect from https to http refused")
 
 // ErrTooLarge is wrapped by the error for a response larger than the
-// configured limit.
+// configured limit. A package archive larger than [Options.Limits] also
+// wraps [source.ErrTooLarge].
 var ErrTooLarge = errors.New("response too large")
 
 func noDowngrade(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
@@ -361,15 +362,15 @@ func (c *client) download(ctx context.Context, r request, f *os.File, w io.Write
 		if r.started != nil {
 			r.started(max(resp.ContentLength, 0))
 		}
-		if resp.ContentLength > c.o.MaxPackageBytes {
-			return fmt.Errorf("%w: %s is %d bytes, more than the limit of %d", ErrTooLarge, redact(r.url), resp.ContentLength, c.o.MaxPackageBytes)
+		if resp.ContentLength > c.o.Limits.MaxBytes {
+			return fmt.Errorf("%w: %w: %s is %d bytes, more than the limit of %d", ErrTooLarge, source.ErrTooLarge, redact(r.url), resp.ContentLength, c.o.Limits.MaxBytes)
 		}
-		n, err = io.Copy(io.MultiWriter(f, w), io.LimitReader(resp.Body, c.o.MaxPackageBytes+1))
+		n, err = io.Copy(io.MultiWriter(f, w), io.LimitReader(resp.Body, c.o.Limits.MaxBytes+1))
 		if err != nil {
 			return doErr(actx, fmt.Errorf("downloading %s: %w", redact(r.url), err))
 		}
-		if n > c.o.MaxPackageBytes {
-			return fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, redact(r.url), c.o.MaxPackageBytes)
+		if n > c.o.Limits.MaxBytes {
+			return fmt.Errorf("%w: %w: %s is larger than %d bytes", ErrTooLarge, source.ErrTooLarge, redact(r.url), c.o.Limits.MaxBytes)
 		}
 		if resp.ContentLength >= 0 && n != resp.ContentLength {
 			return &transientError{err: fmt.Errorf("downloading %s: %w: got %d of %d bytes", redact(r.url), io.ErrUnexpectedEOF, n, resp.ContentLength)}

@@ -15,7 +15,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	
+
 	"github.com/tflock/tflock/source"
 )
 
@@ -260,4 +260,3 @@ func TestModuleSkipsVCS(t *testing.T) {
 		}
 	}
 }
-

@@ -14,7 +14,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-
 )
 
 // Prepare makes dir ready to receive a package: it must not exist or be an
