@@ -19,7 +19,6 @@ import (
 	"github.com/tflock/tflock/source"
 	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
-	"github.com/tflock/tflock/source/internal/pkghash"
 )
 
 // Filesystem is a provider mirror in a local directory, as OpenTofu's
@@ -343,7 +342,7 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 		if err := unpack.ExtractZipFile(ctx, e.Path, dir, unpack.Options{Limits: f.Limits}); err != nil {
 			return fail(err)
 		}
-		zh, err := pkghash.ZH(e.Path)
+		zh, err := hash.ZH(e.Path)
 		if err != nil {
 			return fail(err)
 		}
@@ -351,7 +350,7 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 	} else if err := fsutil.CopyDir(ctx, e.Path, dir); err != nil {
 		return fail(err)
 	}
-	h1, err := pkghash.H1Dir(dir)
+	h1, err := hash.H1Dir(dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -375,15 +374,15 @@ func (f *Filesystem) Checksums(ctx context.Context, pkg source.Package) ([]hash.
 		}
 		prov := hash.Provenance{Mirrors: []string{f.dir}, Platforms: []string{e.Package.Platform.String()}}
 		if e.Packed {
-			if zh, err := pkghash.ZH(e.Path); err == nil {
+			if zh, err := hash.ZH(e.Path); err == nil {
 				out = append(out, hash.Record{Hash: zh, Provenance: prov})
 			}
-			if h1, err := pkghash.H1Zip(e.Path); err == nil {
+			if h1, err := hash.H1Zip(e.Path); err == nil {
 				out = append(out, hash.Record{Hash: h1, Provenance: prov})
 			}
 			continue
 		}
-		h1, err := pkghash.H1Dir(e.Path)
+		h1, err := hash.H1Dir(e.Path)
 		if err != nil {
 			return nil, &source.Error{Source: f.dir, Package: pkg, Err: err}
 		}

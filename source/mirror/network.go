@@ -23,7 +23,6 @@ import (
 	"github.com/tflock/tflock/source"
 	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
-	"github.com/tflock/tflock/source/internal/pkghash"
 )
 
 // HTTPClient sends HTTP requests; *http.Client satisfies it.
@@ -427,14 +426,14 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	if err != nil {
 		return fail(err)
 	}
-	zh, err := pkghash.ZH(tmp.Name())
+	zh, err := hash.ZH(tmp.Name())
 	if err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
 	if err := unpack.ExtractZipFile(ctx, tmp.Name(), dir, unpack.Options{Limits: n.opts.Limits}); err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%s: %w", redact(archURL), err)})
 	}
-	h1, err := pkghash.H1Dir(dir)
+	h1, err := hash.H1Dir(dir)
 	if err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
