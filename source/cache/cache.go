@@ -19,6 +19,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/flock"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // Options configure a [Cache]. The zero value is ready to use.
@@ -153,6 +154,14 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	}
 	if f == nil {
 		f = &source.Fetched{}
+	}
+	if isModule(pkg) {
+		// Whatever the source, a module package is stored (and so
+		// installed) without the version-control metadata its h1: leaves
+		// out: the tree installed is the tree hashed.
+		if err := fsutil.RemoveVCSMetadata(pkgDir); err != nil {
+			return Entry{}, fmt.Errorf("cache: %w", err)
+		}
 	}
 	h1, err := h1Dir(pkgDir, isModule(pkg))
 	if err != nil {

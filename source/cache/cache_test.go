@@ -417,6 +417,14 @@ func TestModuleEntriesLeaveOutVCS(t *testing.T) {
 	if want := referenceH1(t, map[string]string{"main.tf": "# module\n"}); e.H1 != want {
 		t.Fatalf("module entry h1 = %s, want %s (the tree without .git)", e.H1, want)
 	}
+	// What is stored, and so installed, is what the h1: covers: whatever
+	// the fetcher wrote, no VCS metadata is kept.
+	if des, err := os.ReadDir(e.Dir); err != nil || len(des) != 1 || des[0].Name() != "main.tf" {
+		t.Errorf("module entry holds %v (%v), want only main.tf", des, err)
+	}
+	if h, err := hash.H1Dir(e.Dir); err != nil || h != e.H1 {
+		t.Errorf("the stored tree hashes to %s (%v), the entry records %s", h, err, e.H1)
+	}
 	// The same module pinned at another commit is another package.
 	other := mod
 	other.Pin = strings.Repeat("b", 40)

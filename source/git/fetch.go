@@ -12,6 +12,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // target is what to fetch: a ref name to ask the server for (empty for a
@@ -213,7 +214,10 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 			return "", err
 		}
 	}
-	if err := removeVCSMetadata(work); err != nil {
+	// The checkout's own .git, its submodules' .git files, and whatever
+	// .hg, .svn or .bzr the repository tracks: the one rule for module
+	// packages.
+	if err := fsutil.RemoveVCSMetadata(work); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
@@ -364,34 +368,4 @@ func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, 
 		return "", fmt.Errorf("%w: commit %s not found", source.ErrVersionNotFound, t.commit)
 	}
 	return got, nil
-}
-
-// removeVCSMetadata removes, under root, every directory or file that the
-// one rule for module packages, [hash.IsVCSMetadata], names: the checkout's
-// own ".git" and its submodules' ".git" files, and whatever ".hg", ".svn"
-// or ".bzr" the repository tracks. The installed tree is then exactly the
-// tree the module h1: covers.
-func removeVCSMetadata(root string) error {
-	var found []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != root && hash.IsVCSMetadata(d.Name()) {
-			found = append(found, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, p := range found {
-		if err := os.RemoveAll(p); err != nil {
-			return err
-		}
-	}
-	return nil
 }

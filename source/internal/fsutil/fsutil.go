@@ -1,6 +1,7 @@
 // Package fsutil holds the file-system steps the sources share: preparing a
-// destination directory so that a failed fetch leaves nothing behind, and
-// copying a package directory. Archives are extracted by the one extractor,
+// destination directory so that a failed fetch leaves nothing behind,
+// copying a package directory, and removing a module package's
+// version-control metadata. Archives are extracted by the one extractor,
 // source/internal/archive.
 package fsutil
 
@@ -14,6 +15,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/tflock/tflock/hash"
 )
 
 // Prepare makes dir ready to receive a package: it must not exist or be an
@@ -109,6 +112,34 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// RemoveVCSMetadata removes, under root, every directory or file that the
+// one rule for module packages, [hash.IsVCSMetadata], names, so that the
+// tree left is exactly the tree a module h1: covers.
+func RemoveVCSMetadata(root string) error {
+	var found []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != root && hash.IsVCSMetadata(d.Name()) {
+			found = append(found, p)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range found {
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteFile writes one file of a package, creating parent directories.
