@@ -19,7 +19,9 @@
 // anything is written (its entry count and the sum of its declared sizes),
 // and the bytes written are counted as well, an entry holding more than it
 // declares being refused; a tar archive is counted as it is read, each
-// entry's declared size checked before the entry is written.
+// entry's declared size checked before the entry is written, and when it
+// can be read twice (a file), it is counted once before anything is
+// written.
 //
 // Every refusal is an [*Error] wrapping [ErrUnsafe] or [ErrTooLarge]. On
 // any error, what the extraction wrote into the destination is removed.
@@ -199,12 +201,8 @@ func (x *extractor) done(err error) error {
 // entry not to extract: the root directory itself, or version-control
 // metadata in a module package.
 func (x *extractor) entry(name string) (string, error) {
-	if err := x.ctx.Err(); err != nil {
+	if err := x.count(); err != nil {
 		return "", err
-	}
-	x.entries++
-	if x.entries > x.lim.MaxEntries {
-		return "", tooLarge("the archive has more than %d entries", x.lim.MaxEntries)
 	}
 	rel, err := CleanName(name)
 	if err != nil || rel == "" {
@@ -222,6 +220,18 @@ func (x *extractor) entry(name string) (string, error) {
 		}
 	}
 	return rel, nil
+}
+
+// count counts one more entry.
+func (x *extractor) count() error {
+	if err := x.ctx.Err(); err != nil {
+		return err
+	}
+	x.entries++
+	if x.entries > x.lim.MaxEntries {
+		return tooLarge("the archive has more than %d entries", x.lim.MaxEntries)
+	}
+	return nil
 }
 
 // reserve counts n more bytes, as an entry's header declares them, before
@@ -412,30 +422,57 @@ func (x *extractor) zip(zr *zip.Reader) error {
 }
 
 // ExtractTarGz extracts a gzip-compressed tar stream into dir, which must
-// exist.
+// exist. When r can seek (a downloaded file), the stream is first read
+// through without writing anything, counting entries and declared sizes, so
+// that an archive beyond the limits is refused with nothing written; the
+// extraction itself counts again as it goes.
 func ExtractTarGz(ctx context.Context, r io.Reader, dir string, o Options) error {
+	x := newExtractor(ctx, dir, o)
+	if rs, ok := r.(io.ReadSeeker); ok {
+		start, err := rs.Seek(0, io.SeekCurrent)
+		if err == nil {
+			if err := x.tarGz(rs, false); err != nil {
+				return err
+			}
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return err
+			}
+			x.entries, x.total = 0, 0
+		}
+	}
+	return x.done(x.tarGz(r, true))
+}
+
+// tarGz reads the gzip-compressed tar stream r, counting every entry and
+// its declared size against the limits, and, if write is set, extracts it.
+func (x *extractor) tarGz(r io.Reader, write bool) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return unsafeErr("", "not a valid gzip stream: %v", err)
 	}
 	defer gz.Close()
-	x := newExtractor(ctx, dir, o)
-	return x.done(x.tar(tar.NewReader(gz)))
-}
-
-func (x *extractor) tar(tr *tar.Reader) error {
+	tr := tar.NewReader(gz)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
+			if !write {
+				return nil
+			}
 			return x.checkLinks()
 		}
 		if err != nil {
 			return unsafeErr("", "not a valid tar archive: %v", err)
 		}
-		if h.Typeflag == tar.TypeXGlobalHeader {
-			// Metadata for the whole archive, not a file: counted only.
-			if x.entries++; x.entries > x.lim.MaxEntries {
-				return tooLarge("the archive has more than %d entries", x.lim.MaxEntries)
+		if h.Typeflag == tar.TypeXGlobalHeader || !write {
+			// Counted only: metadata for the whole archive, or the
+			// counting pass.
+			if err := x.count(); err != nil {
+				return err
+			}
+			if h.Typeflag != tar.TypeXGlobalHeader {
+				if err := x.reserve(h.Name, h.Size); err != nil {
+					return err
+				}
 			}
 			continue
 		}

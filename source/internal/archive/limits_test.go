@@ -6,15 +6,18 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tflock/tflock/source"
 )
@@ -167,18 +170,63 @@ func TestZipLyingSizes(t *testing.T) {
 	}
 }
 
+// onlyReader hides every method but Read: a stream that cannot be read
+// twice.
+type onlyReader struct{ io.Reader }
+
+// notADir returns a path where nothing can be written: a regular file. An
+// extraction into it that fails with ErrTooLarge has written nothing.
+func notADir(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestTarGzEntryLimit: a tar.gz of 200,000 entries is refused at the entry
-// limit, and what was written before is removed.
+// limit. Read from a file, it is refused before anything is written; read
+// from a stream, at the first entry past the limit, and what was written
+// before is removed.
 func TestTarGzEntryLimit(t *testing.T) {
 	data := manyEntries(t, 200000)
-	dir := t.TempDir()
-	err := extract("tgz", data, dir, Options{Limits: source.Limits{MaxEntries: 100}})
+	lim := Options{Limits: source.Limits{MaxEntries: 100}}
+	err := ExtractTarGz(context.Background(), bytes.NewReader(data), notADir(t), lim)
 	wantTooLarge(t, err)
 	if !strings.Contains(err.Error(), "more than 100 entries") {
 		t.Errorf("error %q does not state the limit", err)
 	}
+	dir := t.TempDir()
+	wantTooLarge(t, ExtractTarGz(context.Background(), onlyReader{bytes.NewReader(data)}, dir, lim))
 	if n, _ := treeSize(t, dir); n != 0 {
 		t.Errorf("refused archive left %d entries", n)
+	}
+}
+
+// TestTarGzEntryLimitDefault: the same archive at the default limit, from
+// a file: refused having written nothing, in well under 5 seconds.
+func TestTarGzEntryLimitDefault(t *testing.T) {
+	data := manyEntries(t, 200000)
+	start := time.Now()
+	err := ExtractTarGz(context.Background(), bytes.NewReader(data), notADir(t), Options{})
+	wantTooLarge(t, err)
+	if !strings.Contains(err.Error(), fmt.Sprintf("more than %d entries", source.DefaultMaxEntries)) {
+		t.Errorf("error %q does not state the default limit", err)
+	}
+	t.Logf("refused after %v", time.Since(start))
+}
+
+// TestTarGzLimitsFromStream: a stream is counted as it is extracted; the
+// declared size of an entry is checked before it is written.
+func TestTarGzLimitsFromStream(t *testing.T) {
+	across := tgzOf(t, []entry{{name: "a", body: strings.Repeat("x", 600)}, {name: "b", body: strings.Repeat("x", 600)}})
+	dir := t.TempDir()
+	wantTooLarge(t, ExtractTarGz(context.Background(), onlyReader{bytes.NewReader(across)}, dir, Options{Limits: source.Limits{MaxBytes: 1000}}))
+	if n, _ := treeSize(t, dir); n != 0 {
+		t.Errorf("refused archive left %d entries", n)
+	}
+	if err := ExtractTarGz(context.Background(), onlyReader{bytes.NewReader(across)}, t.TempDir(), Options{Limits: source.Limits{MaxBytes: 1200}}); err != nil {
+		t.Errorf("at the limit: %v", err)
 	}
 }
 
