@@ -236,6 +236,14 @@ func (c *Cache) usable(dir string, h1 hash.Hash, module bool) bool {
 	if err != nil || !fi.IsDir() {
 		return false
 	}
+	if module && fsutil.HasVCSMetadata(dir) {
+		// Stored by an older version, before module entries were kept
+		// free of what their h1: leaves out: installing it would install
+		// version-control metadata.
+		c.discard(dir)
+		source.Emit(c.opts.Events, source.Event{Kind: source.EventWarning, Detail: fmt.Sprintf("cache entry %s held version-control metadata and has been discarded", h1)})
+		return false
+	}
 	if c.opts.TrustEntries {
 		return true
 	}

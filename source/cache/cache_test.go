@@ -433,6 +433,36 @@ func TestModuleEntriesLeaveOutVCS(t *testing.T) {
 	}
 }
 
+// TestModuleEntryWithVCSIsRefetched: a module entry that holds VCS
+// metadata (stored by an older version) is never installed from: it is
+// discarded and fetched again, cold or warm, trusted or not.
+func TestModuleEntryWithVCSIsRefetched(t *testing.T) {
+	for _, trust := range []bool{false, true} {
+		c, err := cache.Open(t.TempDir(), cache.Options{TrustEntries: trust})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod := source.ModulePackage{Source: "git::https://example.com/net.git", Ref: "v1.0.0", Pin: strings.Repeat("a", 40)}
+		var calls atomic.Int32
+		fetch := countingFetch(t, map[string]string{"main.tf": "# module\n"}, &calls)
+		e, _, err := c.Fill(context.Background(), mod, nil, fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, e.Dir, map[string]string{".git/config": "[core]\n\tfsmonitor = touch pwned\n"})
+		again, hit, err := c.Fill(context.Background(), mod, []hash.Hash{e.H1}, fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hit || calls.Load() != 2 {
+			t.Errorf("trust=%v: hit=%v after %d fetches; want the poisoned entry refetched", trust, hit, calls.Load())
+		}
+		if _, err := os.Stat(filepath.Join(again.Dir, ".git")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("trust=%v: the entry still holds .git (%v)", trust, err)
+		}
+	}
+}
+
 func TestSubdirSurvivesInIndex(t *testing.T) {
 	c, err := cache.Open(t.TempDir(), cache.Options{})
 	if err != nil {

@@ -118,19 +118,7 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 // one rule for module packages, [hash.IsVCSMetadata], names, so that the
 // tree left is exactly the tree a module h1: covers.
 func RemoveVCSMetadata(root string) error {
-	var found []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != root && hash.IsVCSMetadata(d.Name()) {
-			found = append(found, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
+	found, err := findVCSMetadata(root, false)
 	if err != nil {
 		return err
 	}
@@ -140,6 +128,36 @@ func RemoveVCSMetadata(root string) error {
 		}
 	}
 	return nil
+}
+
+// HasVCSMetadata reports whether root holds a directory or file that
+// [hash.IsVCSMetadata] names. An unreadable tree reports true: it cannot
+// be shown free of it.
+func HasVCSMetadata(root string) bool {
+	found, err := findVCSMetadata(root, true)
+	return err != nil || len(found) > 0
+}
+
+// findVCSMetadata lists the VCS metadata under root, stopping at the first
+// if first is set.
+func findVCSMetadata(root string, first bool) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != root && hash.IsVCSMetadata(d.Name()) {
+			found = append(found, p)
+			if first {
+				return filepath.SkipAll
+			}
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return found, err
 }
 
 // WriteFile writes one file of a package, creating parent directories.
