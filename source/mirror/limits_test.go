@@ -29,6 +29,7 @@ func TestNetworkArchiveLimits(t *testing.T) {
 	s := newMirrorServer(t)
 	name := "terraform-provider-null_2.0.0_linux_amd64.zip"
 	s.zips[name], s.h1[name], s.zh[name] = makeZip(t, bombFiles())
+	// The address the shared mirror fixture serves.
 	pkg := ppkg("registry.opentofu.org/hashicorp/null", "2.0.0", "linux_amd64")
 	for what, limits := range map[string]source.Limits{
 		"declared sizes": {MaxBytes: 4 << 20},
@@ -58,7 +59,7 @@ func TestNetworkArchiveLimits(t *testing.T) {
 // filesystem mirror, with Filesystem.Limits.
 func TestFilesystemArchiveLimits(t *testing.T) {
 	root := t.TempDir()
-	typeDir := filepath.Join(root, "registry.opentofu.org", "hashicorp", "null")
+	typeDir := filepath.Join(root, "registry.example.test", "hashicorp", "null")
 	if err := os.MkdirAll(typeDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestFilesystemArchiveLimits(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(typeDir, name), z, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pkg := ppkg("registry.opentofu.org/hashicorp/null", "2.1.0", "linux_amd64")
+	pkg := ppkg("registry.example.test/hashicorp/null", "2.1.0", "linux_amd64")
 	m := mirror.NewFilesystem(root)
 	m.Limits = source.Limits{MaxBytes: 4 << 20}
 	out := t.TempDir()
