@@ -10,7 +10,8 @@
 // the form "<hash> <path>", like sha256sum, spelled as a lock file spells
 // it: for a zip its h1: hash then its zh: hash, for a directory its h1:
 // hash. With -module, a directory or zip is hashed as a module package: VCS
-// metadata (.git, .hg, .svn, .bzr) is left out.
+// metadata is left out, by the one rule hash.IsVCSMetadata states (.git,
+// .hg, .svn, .bzr at any depth, in any letter case).
 //
 // With -verify, pkghash instead checks each package against the hashes that
 // LOCKFILE records for the provider ADDRESS (a fully-qualified address such

@@ -21,6 +21,7 @@ import (
 	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/display"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // Options configure a [Cache]. The zero value is ready to use.
@@ -254,6 +255,14 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	if f == nil {
 		f = &source.Fetched{}
 	}
+	if isModule(pkg) {
+		// Whatever the source, a module package is stored (and so
+		// installed) without the version-control metadata its h1: leaves
+		// out: the tree installed is the tree hashed.
+		if err := fsutil.RemoveVCSMetadata(pkgDir); err != nil {
+			return Entry{}, fmt.Errorf("cache: %w", err)
+		}
+	}
 	h1, err := h1Dir(pkgDir, isModule(pkg))
 	if err != nil {
 		return Entry{}, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
@@ -346,6 +355,14 @@ func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
 func (c *Cache) usable(dir string, h1 hash.Hash, module bool) bool {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
+		return false
+	}
+	if module && fsutil.HasVCSMetadata(dir) {
+		// Stored by an older version, before module entries were kept
+		// free of what their h1: leaves out: installing it would install
+		// version-control metadata.
+		c.discard(dir)
+		source.Emit(c.opts.Events, source.Event{Kind: source.EventWarning, Detail: fmt.Sprintf("cache entry %s held version-control metadata and has been discarded", h1)})
 		return false
 	}
 	if c.opts.TrustEntries {

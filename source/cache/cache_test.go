@@ -418,11 +418,49 @@ func TestModuleEntriesLeaveOutVCS(t *testing.T) {
 	if want := referenceH1(t, map[string]string{"main.tf": "# module\n"}); e.H1 != want {
 		t.Fatalf("module entry h1 = %s, want %s (the tree without .git)", e.H1, want)
 	}
+	// What is stored, and so installed, is what the h1: covers: whatever
+	// the fetcher wrote, no VCS metadata is kept.
+	if des, err := os.ReadDir(e.Dir); err != nil || len(des) != 1 || des[0].Name() != "main.tf" {
+		t.Errorf("module entry holds %v (%v), want only main.tf", des, err)
+	}
+	if h, err := hash.H1Dir(e.Dir); err != nil || h != e.H1 {
+		t.Errorf("the stored tree hashes to %s (%v), the entry records %s", h, err, e.H1)
+	}
 	// The same module pinned at another commit is another package.
 	other := mod
 	other.Pin = strings.Repeat("b", 40)
 	if _, ok, _ := c.Lookup(context.Background(), other, nil); ok {
 		t.Fatal("a module pinned at another commit hit the cache")
+	}
+}
+
+// TestModuleEntryWithVCSIsRefetched: a module entry that holds VCS
+// metadata (stored by an older version) is never installed from: it is
+// discarded and fetched again, cold or warm, trusted or not.
+func TestModuleEntryWithVCSIsRefetched(t *testing.T) {
+	for _, trust := range []bool{false, true} {
+		c, err := cache.Open(t.TempDir(), cache.Options{TrustEntries: trust})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod := source.ModulePackage{Source: "git::https://example.com/net.git", Ref: "v1.0.0", Pin: strings.Repeat("a", 40)}
+		var calls atomic.Int32
+		fetch := countingFetch(t, map[string]string{"main.tf": "# module\n"}, &calls)
+		e, _, err := c.Fill(context.Background(), mod, nil, fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, e.Dir, map[string]string{".git/config": "[core]\n\tfsmonitor = touch pwned\n"})
+		again, hit, err := c.Fill(context.Background(), mod, []hash.Hash{e.H1}, fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hit || calls.Load() != 2 {
+			t.Errorf("trust=%v: hit=%v after %d fetches; want the poisoned entry refetched", trust, hit, calls.Load())
+		}
+		if _, err := os.Stat(filepath.Join(again.Dir, ".git")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("trust=%v: the entry still holds .git (%v)", trust, err)
+		}
 	}
 }
 

@@ -35,7 +35,11 @@
 // OpenTofu, a "depth" argument needs "ref" to name a branch or tag: with a
 // commit ID, Fetch fails with [ErrDepthNeedsRef].
 // Submodules are checked out recursively, as OpenTofu does. The result has
-// no ".git"; Fetched.Hashes holds its h1: and Fetched.Pin the commit.
+// no version-control metadata: no ".git", nor any ".hg", ".svn" or ".bzr"
+// the repository tracks (the one rule for module packages,
+// [github.com/tflock/tflock/hash.IsVCSMetadata]), so that it is exactly the
+// tree its h1: covers; Fetched.Hashes holds that h1: and Fetched.Pin the
+// commit.
 //
 // A version constraint together with a "ref" argument is a contradiction:
 // [Validate] reports it. [Source.Select] picks the newest tag allowed by a

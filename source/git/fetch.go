@@ -12,6 +12,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // target is what to fetch: a ref name to ask the server for (empty for a
@@ -176,7 +177,7 @@ func (s *Source) cachedCommit(ctx context.Context, r address.Remote, m source.Mo
 	return err == nil
 }
 
-// export checks the commit out into dir, without .git, and returns the
+// export checks the commit out into dir, without VCS metadata, and returns the
 // full commit ID. On error dir is left as it was.
 func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.Remote, t target, dir string) (string, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
@@ -233,7 +234,10 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 			return "", err
 		}
 	}
-	if err := removeGitDirs(work); err != nil {
+	// The checkout's own .git, its submodules' .git files, and whatever
+	// .hg, .svn or .bzr the repository tracks: the one rule for module
+	// packages.
+	if err := fsutil.RemoveVCSMetadata(work); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
@@ -386,31 +390,4 @@ func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, 
 		return "", fmt.Errorf("%w: commit %s not found", source.ErrVersionNotFound, t.commit)
 	}
 	return got, nil
-}
-
-// removeGitDirs removes every ".git" directory or file (submodules have a
-// ".git" file) under root.
-func removeGitDirs(root string) error {
-	var found []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Name() == ".git" {
-			found = append(found, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, p := range found {
-		if err := os.RemoveAll(p); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
-	"github.com/tflock/tflock/source/internal/pkghash"
 )
 
 // Filesystem is a provider mirror in a local directory, as OpenTofu's
@@ -38,6 +38,11 @@ import (
 // Filesystem serves providers only: every module package is reported as
 // not found. It is safe for concurrent use.
 type Filesystem struct {
+	// Limits bound a packed package: the total size of the files its zip
+	// extracts to and its number of entries. The zero value applies the
+	// defaults [source.Limits] states. Set it before the first use.
+	Limits source.Limits
+
 	dir string
 }
 
@@ -334,10 +339,10 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 			return fail(err)
 		}
 		got.Size = info.Size()
-		if err := fsutil.ExtractZip(ctx, e.Path, dir, fsutil.DefaultMaxExtract); err != nil {
+		if err := unpack.ExtractZipFile(ctx, e.Path, dir, unpack.Options{Limits: f.Limits}); err != nil {
 			return fail(err)
 		}
-		zh, err := pkghash.ZH(e.Path)
+		zh, err := hash.ZH(e.Path)
 		if err != nil {
 			return fail(err)
 		}
@@ -345,7 +350,7 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 	} else if err := fsutil.CopyDir(ctx, e.Path, dir); err != nil {
 		return fail(err)
 	}
-	h1, err := pkghash.H1Dir(dir)
+	h1, err := hash.H1Dir(dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -369,15 +374,15 @@ func (f *Filesystem) Checksums(ctx context.Context, pkg source.Package) ([]hash.
 		}
 		prov := hash.Provenance{Mirrors: []string{f.dir}, Platforms: []string{e.Package.Platform.String()}}
 		if e.Packed {
-			if zh, err := pkghash.ZH(e.Path); err == nil {
+			if zh, err := hash.ZH(e.Path); err == nil {
 				out = append(out, hash.Record{Hash: zh, Provenance: prov})
 			}
-			if h1, err := pkghash.H1Zip(e.Path); err == nil {
+			if h1, err := hash.H1Zip(e.Path); err == nil {
 				out = append(out, hash.Record{Hash: h1, Provenance: prov})
 			}
 			continue
 		}
-		h1, err := pkghash.H1Dir(e.Path)
+		h1, err := hash.H1Dir(e.Path)
 		if err != nil {
 			return nil, &source.Error{Source: f.dir, Package: pkg, Err: err}
 		}

@@ -19,9 +19,9 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
 	"github.com/tflock/tflock/source/internal/httpx"
-	"github.com/tflock/tflock/source/internal/pkghash"
 )
 
 // HTTPClient sends HTTP requests; *http.Client satisfies it.
@@ -83,9 +83,10 @@ type NetworkOptions struct {
 	// MaxJSONSize limits the size of index.json and VERSION.json
 	// responses. Default: 4 MiB.
 	MaxJSONSize int64
-	// MaxArchiveSize limits the size of a downloaded package.
-	// Default: 1 GiB.
-	MaxArchiveSize int64
+	// Limits bound a package archive: its download size, the total size of
+	// the files it extracts to, and its number of entries. The zero value
+	// applies the defaults [source.Limits] states.
+	Limits source.Limits
 }
 
 // Network is a provider mirror that speaks OpenTofu's provider network
@@ -135,9 +136,7 @@ func NewNetwork(opts NetworkOptions) (*Network, error) {
 	if opts.MaxJSONSize <= 0 {
 		opts.MaxJSONSize = 4 << 20
 	}
-	if opts.MaxArchiveSize <= 0 {
-		opts.MaxArchiveSize = 1 << 30
-	}
+	opts.Limits = opts.Limits.WithDefaults()
 	c := httpx.New(httpx.Options{
 		Client:          opts.Client,
 		UserAgent:       opts.UserAgent,
@@ -370,14 +369,14 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	if err != nil {
 		return fail(err)
 	}
-	zh, err := pkghash.ZH(tmp.Name())
+	zh, err := hash.ZH(tmp.Name())
 	if err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
-	if err := fsutil.ExtractZip(ctx, tmp.Name(), dir, fsutil.DefaultMaxExtract); err != nil {
+	if err := unpack.ExtractZipFile(ctx, tmp.Name(), dir, unpack.Options{Limits: n.opts.Limits}); err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%s: %w", redact(archURL), err)})
 	}
-	h1, err := pkghash.H1Dir(dir)
+	h1, err := hash.H1Dir(dir)
 	if err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
@@ -399,12 +398,15 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 }
 
 func (n *Network) download(ctx context.Context, p source.ProviderPackage, u *url.URL, f *os.File) (int64, error) {
-	req, err := n.request(p, u, n.opts.MaxArchiveSize)
+	req, err := n.request(p, u, n.opts.Limits.MaxBytes)
 	if err != nil {
 		return 0, err
 	}
 	size, err := n.c.Download(ctx, req, f, nil, nil)
 	if err != nil {
+		if errors.Is(err, httpx.ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
+			err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
+		}
 		return 0, n.fail(ctx, p, u, source.ErrPlatformNotSupported, err)
 	}
 	return size, nil

@@ -37,17 +37,18 @@ var ErrNoVersions = errors.New("module packages at HTTP archive URLs have no ver
 //     refused with an error wrapping [ErrLocalLocation].
 //
 // It uses the same HTTP layer as [Source]: retries with backoff, idle and
-// overall timeouts, size limits ([Options.MaxPackageBytes] for the archive
-// and its contents), no redirect from https to http, the Authorization
-// header dropped on a redirect to another host, a TF_TOKEN_* bearer token
-// for the host
+// overall timeouts, size limits ([Options.Limits] for the archive and its
+// contents), no redirect from https to http, the Authorization header
+// dropped on a redirect to another host, a TF_TOKEN_* bearer token for the
+// host
 // when [Options.Credentials] has one (otherwise the URL's user information,
 // if any, as basic authentication). Credentials never appear in its errors.
 // Other archive formats go-getter knows (".tar.xz", ".tar.bz2", ...) give an
 // error wrapping [ErrUnsupportedLocation].
 //
-// The h1: hash of the extracted package (module mode: VCS metadata left
-// out) is reported in [source.Fetched.Hashes]. An ArchiveSource implements
+// A module package is extracted without its version-control metadata
+// (the one rule, [github.com/tflock/tflock/hash.IsVCSMetadata]), and the h1: hash of the extracted
+// tree, which is the module h1:, is reported in [source.Fetched.Hashes]. An ArchiveSource implements
 // [source.Source] for [source.ModulePackage] values whose Source is such a
 // URL, optionally with a forced "http::" or "https::" getter, and without
 // subdirectory (the address package's Remote.Package form); every other

@@ -55,8 +55,12 @@
 // hops); git:: and oci:// locations are handed to [Options.Remote]. A
 // "//SUBDIR" in the location is reported in Fetched.Subdir. Archives are
 // extracted by the extractor every source shares: no entry may leave the
-// package directory, symbolic links must resolve inside it, and size and
-// entry count are bounded.
+// package directory, symbolic links must resolve inside it, size and entry
+// count are bounded by [Options.Limits] (an error wrapping
+// [source.ErrTooLarge]), and a module package's version-control metadata
+// (".git", ".hg", ".svn", ".bzr": the one rule,
+// [github.com/tflock/tflock/hash.IsVCSMetadata]) is never written, so that
+// the tree installed is the tree its h1: covers.
 //
 // [ArchiveSource] fetches module packages whose address is itself an
 // HTTP(S) URL (no registry involved), with the same download, indirection

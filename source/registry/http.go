@@ -2,11 +2,14 @@ package registry
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 
+	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/httpx"
 )
 
@@ -20,7 +23,8 @@ type HTTPError = httpx.HTTPError
 var ErrInsecureRedirect = httpx.ErrInsecureRedirect
 
 // ErrTooLarge is wrapped by the error for a response larger than the
-// configured limit.
+// configured limit. A package archive larger than [Options.Limits] also
+// wraps [source.ErrTooLarge].
 var ErrTooLarge = httpx.ErrTooLarge
 
 // ErrIdleTimeout is wrapped by the error for a request during which the
@@ -57,7 +61,7 @@ func newClient(o Options) *client {
 			Warn:               o.Warn,
 		}),
 		maxResp:  o.MaxResponseBytes,
-		maxBytes: o.MaxPackageBytes,
+		maxBytes: o.Limits.MaxBytes,
 	}
 }
 
@@ -91,5 +95,9 @@ func (c *client) get(ctx context.Context, r request) (*response, error) {
 // download streams a package into f and w, rewinding f and calling reset
 // before each attempt, and returns the number of bytes written.
 func (c *client) download(ctx context.Context, r request, f *os.File, w io.Writer, reset func()) (int64, error) {
-	return c.x.Download(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset)
+	n, err := c.x.Download(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset)
+	if errors.Is(err, httpx.ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
+		err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
+	}
+	return n, err
 }

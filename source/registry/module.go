@@ -384,7 +384,7 @@ func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url
 	if err := os.Mkdir(content, 0o755); err != nil {
 		return nil, err
 	}
-	lim := archive.Options{MaxBytes: s.o.MaxPackageBytes, Symlinks: true}
+	lim := archive.Options{Limits: s.o.Limits, Symlinks: true, Module: true}
 	switch format {
 	case archive.Zip:
 		err = archive.ExtractZip(ctx, tmp, n, content, lim)

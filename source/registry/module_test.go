@@ -171,7 +171,7 @@ func TestModuleVersionSpelling(t *testing.T) {
 
 func TestPackageSizeLimit(t *testing.T) {
 	srv := registrytest.New(t, fixtures, registrytest.Options{})
-	src, _ := newSource(srv, func(o *registry.Options) { o.MaxPackageBytes = 100 })
+	src, _ := newSource(srv, func(o *registry.Options) { o.Limits.MaxBytes = 100 })
 	dir := filepath.Join(t.TempDir(), "p")
 	_, err := src.Fetch(context.Background(), providerPkg(t, "registry.example.test/hashicorp/aws", "5.1.0", "linux_amd64"), dir)
 	if !errors.Is(err, registry.ErrTooLarge) {

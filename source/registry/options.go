@@ -130,9 +130,10 @@ type Options struct {
 	IdleTimeout time.Duration
 	// MaxResponseBytes caps metadata responses. Default 8 MiB.
 	MaxResponseBytes int64
-	// MaxPackageBytes caps a downloaded archive and its extracted size.
-	// Default 2 GiB.
-	MaxPackageBytes int64
+	// Limits bound a package archive: its download size, the total size of
+	// what it extracts to, and its number of entries. The zero value
+	// applies the defaults [source.Limits] states.
+	Limits source.Limits
 	// Remote fetches module packages that a module registry delegates to
 	// a git repository ("git::…") or an OCI repository ("oci://…"). It is
 	// called with a [source.ModulePackage] whose Source is the location
@@ -188,9 +189,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = 8 << 20
 	}
-	if o.MaxPackageBytes <= 0 {
-		o.MaxPackageBytes = 2 << 30
-	}
+	o.Limits = o.Limits.WithDefaults()
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}

@@ -699,7 +699,7 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	if err := os.Mkdir(content, 0o755); err != nil {
 		return nil, err
 	}
-	if err := archive.ExtractZip(ctx, tmp, n, content, archive.Options{MaxBytes: s.o.MaxPackageBytes, Symlinks: true}); err != nil {
+	if err := archive.ExtractZip(ctx, tmp, n, content, archive.Options{Limits: s.o.Limits, Symlinks: true}); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.resp.Filename, err)
 	}
 	h1, err := tfhash.Options{}.H1Dir(ctx, content)
