@@ -104,10 +104,11 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings}
 	res.Changes = lockfile.Changes(r.prev, next)
 	if s.ReadOnly && len(res.Changes) > 0 {
-		if !lockfile.EqualIgnoringHashes(r.prev, next) {
-			return nil, &LockChangedError{Changes: res.Changes}
+		refused, warnings := readOnlyVerdict(r.prev, res.Changes)
+		if len(refused) > 0 {
+			return nil, &LockChangedError{Changes: refused}
 		}
-		res.Warnings = append(res.Warnings, "Provider lock file not updated: changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
+		res.Warnings = append(res.Warnings, warnings...)
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
 	for _, c := range res.Changes {
