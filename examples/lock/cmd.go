@@ -175,6 +175,10 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	if note == "" {
+		if _, err := os.Stat(lockPath); os.IsNotExist(err) {
+			out.printf("Nothing to lock: %s not written.\n", lockPath)
+			return nil
+		}
 		out.printf("No changes to %s.\n", lockPath)
 		return nil
 	}
