@@ -230,7 +230,15 @@ func (w *world) tflock(wantCode int, args ...string) string {
 	return w.run(wantCode, tflockBinary(w.t), args...)
 }
 
-// providerDownloads is the number of provider package and module archive
+// removeCache empties the package cache of tflock runs.
+func (w *world) removeCache() {
+	w.t.Helper()
+	if err := os.RemoveAll(filepath.Join(w.home, "tflock-cache")); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// registryDownloads is the number of provider package and module archive
 // downloads the registry served so far.
 func (w *world) registryDownloads() int {
 	n := 0

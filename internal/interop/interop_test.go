@@ -35,14 +35,14 @@ func (w *world) modulesTF() string {
 }
 
 module "network" {
-  source = "%s?ref=v1.0.0"
+  source = "%s"
 }
 
 module "storage" {
   source = "oci://%s/modules/storage?tag=1.0.0"
   name   = "demo"
 }
-`, installtest.Network, w.ociHost)
+`, w.modulesTFNetwork(), w.ociHost)
 }
 
 // parseLock parses lock file bytes, failing the test on error.
@@ -78,6 +78,9 @@ func (w *world) markModules(calls ...string) {
 		writeFile(w.t, w.path(".terraform/modules/"+c+"/interop-marker"), "left by the test\n")
 	}
 }
+
+// modulesTFNetwork is the git source of the network module in modulesTF.
+func (w *world) modulesTFNetwork() string { return installtest.Network + "?ref=v1.0.0" }
 
 // TestInteropTflockThenTofu: tflock locks and installs, then "tofu init"
 // on the same directory keeps the lock file byte for byte (module blocks:
