@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
 // TestMain removes the examples/lock binary built for the suite.
@@ -110,11 +111,17 @@ type world struct {
 // and certificate file the tools use.
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+	return newWorldWith(t, installtest.DefaultFixtures())
+}
+
+// newWorldWith is newWorld with other registry fixtures.
+func newWorldWith(t *testing.T, fx registrytest.Fixtures) *world {
+	t.Helper()
+	if err := installtest.HaveGit(); err != nil {
+		t.Skip(err)
 	}
 	ctx := context.Background()
-	iw, err := installtest.Start(ctx, installtest.Options{})
+	iw, err := installtest.Start(ctx, installtest.Options{Fixtures: &fx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +262,9 @@ func (w *world) registryDownloads() int {
 	}
 	for _, m := range installtest.DefaultFixtures().Modules {
 		for _, v := range m.Versions {
-			n += w.w.Registry.RequestsTo(fmt.Sprintf("/files/modules/%s/%s.tar.gz", m.Addr, v.Version))
+			for _, ext := range []string{".tar.gz", ".zip"} {
+				n += w.w.Registry.RequestsTo(fmt.Sprintf("/files/modules/%s/%s%s", m.Addr, v.Version, ext))
+			}
 		}
 	}
 	return n

@@ -1,0 +1,103 @@
+package interop
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source/registry/registrytest"
+)
+
+// terraformTF is a configuration terraform loads: the providers, a registry
+// module and a pinned git module (terraform has no OCI module source).
+func (w *world) terraformTF() string {
+	return providersTF + `
+module "vpc" {
+  source  = "registry.example.test/acme/vpc/cloud"
+  version = "~> 1.0"
+}
+
+module "network" {
+  source = "` + w.modulesTFNetwork() + `"
+}
+`
+}
+
+// newTerraformWorld is a world whose registry hands out module packages
+// with X-Terraform-Get (terraform does not read the JSON location).
+func newTerraformWorld(t *testing.T) *world {
+	t.Helper()
+	fx := installtest.DefaultFixtures()
+	for i := range fx.Modules {
+		for j := range fx.Modules[i].Versions {
+			fx.Modules[i].Versions[j].Delivery = registrytest.DeliverHeader
+		}
+	}
+	return newWorldWith(t, fx)
+}
+
+// TestInteropTflockThenTerraform: tflock locks and installs, then
+// "terraform init" keeps the lock file byte for byte (module blocks: one
+// warning), downloads nothing and leaves the install directory as it was.
+func TestInteropTflockThenTerraform(t *testing.T) {
+	terraform := tool(t, "TFLOCK_TERRAFORM", "terraform")
+	w := newTerraformWorld(t)
+	w.config(map[string]string{"main.tf": w.terraformTF()})
+	w.tflock(0)
+	lock := w.read(".terraform.lock.hcl")
+	w.markModules("vpc", "network")
+	before := w.snapshot(".terraform")
+	downloads := w.registryDownloads()
+	out := w.run(0, terraform, "init", "-input=false", "-no-color")
+	if got := w.read(".terraform.lock.hcl"); !bytes.Equal(got, lock) {
+		t.Errorf("terraform changed the lock file tflock wrote\n--- tflock\n%s\n--- after terraform init\n%s", lock, got)
+	}
+	if n := strings.Count(out, "Dependency locks for modules are not yet supported"); n != 1 {
+		t.Errorf("terraform warned %d times about module blocks, want once:\n%s", n, out)
+	}
+	if d := w.registryDownloads() - downloads; d != 0 {
+		t.Errorf("terraform downloaded %d packages from the registry after tflock:\n%s", d, out)
+	}
+	if d := diffSnapshots(before, w.snapshot(".terraform")); d != "" {
+		t.Errorf("terraform init changed the install directory tflock made:\n%s\n%s", d, out)
+	}
+}
+
+// TestInteropTerraformThenTflock: "terraform init" first, then tflock. What
+// holds today: the provider selections and hashes terraform recorded are
+// kept (tflock adds module blocks), and terraform accepts the result. What
+// issue 13 item 1 asks and tflock does not do yet is checked as a known
+// failure: the file keeps Terraform's header (today tofu's replaces it),
+// and nothing terraform installed is downloaded again.
+func TestInteropTerraformThenTflock(t *testing.T) {
+	terraform := tool(t, "TFLOCK_TERRAFORM", "terraform")
+	w := newTerraformWorld(t)
+	w.config(map[string]string{"main.tf": w.terraformTF()})
+	w.run(0, terraform, "init", "-input=false", "-no-color")
+	theirs := w.read(".terraform.lock.hcl")
+	downloads := w.registryDownloads()
+	out := w.tflock(0)
+	mine := w.read(".terraform.lock.hcl")
+	lf := parseLock(t, mine)
+	for _, call := range []string{"vpc", "network"} {
+		if lf.Module(call) == nil {
+			t.Errorf("tflock did not lock module %q:\n%s", call, mine)
+		}
+	}
+	// The provider blocks, header aside.
+	same := parseLock(t, withoutModules(t, mine))
+	same.SetHeader(parseLock(t, theirs).Header())
+	if !bytes.Equal(same.Bytes(), theirs) {
+		t.Errorf("tflock changed the provider blocks terraform wrote\n--- terraform\n%s\n--- tflock\n%s\n%s", theirs, mine, out)
+	}
+	tfOut := w.run(0, terraform, "init", "-input=false", "-no-color")
+	if got := w.read(".terraform.lock.hcl"); !bytes.Equal(got, mine) {
+		t.Errorf("terraform init changed tflock's lock file\n--- tflock\n%s\n--- terraform\n%s\n%s", mine, got, tfOut)
+	}
+
+	k := expectFailures(t, "issue 13 item 1: tflock after terraform keeps the file's flavour and reuses what terraform installed")
+	k.check(bytes.Equal(withoutModules(t, mine), theirs), "Terraform's header replaced by tofu's")
+	k.check(w.registryDownloads() == downloads, "tflock downloaded %d packages from the registry that terraform had installed", w.registryDownloads()-downloads)
+	k.done()
+}
