@@ -111,21 +111,26 @@ type world struct {
 // and certificate file the tools use.
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	return newWorldWith(t, installtest.DefaultFixtures())
+	return newWorldWith(t, installtest.DefaultFixtures(), registrytest.Options{})
 }
 
-// newWorldWith is newWorld with other registry fixtures.
-func newWorldWith(t *testing.T, fx registrytest.Fixtures) *world {
+// newWorldWith is newWorld with other registry fixtures and options: the
+// registry is then one of its own, for installtest.RegistryHost, in place
+// of the installtest one.
+func newWorldWith(t *testing.T, fx registrytest.Fixtures, opts registrytest.Options) *world {
 	t.Helper()
 	if err := installtest.HaveGit(); err != nil {
 		t.Skip(err)
 	}
 	ctx := context.Background()
-	iw, err := installtest.Start(ctx, installtest.Options{Fixtures: &fx})
+	iw, err := installtest.Start(ctx, installtest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(iw.Close)
+	iw.Registry.Close()
+	opts.Hosts = []string{installtest.RegistryHost}
+	iw.Registry = registrytest.New(t, fx, opts)
 
 	target, err := url.Parse("http://" + iw.OCI.Host())
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/tflock/tflock/lockfile"
 
 	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
 // providersTF requires the two providers of the installtest registry.
@@ -134,7 +135,10 @@ func TestInteropTflockThenTofu(t *testing.T) {
 // TestInteropRegistryLocksIdentical: tflock and "tofu init", each on an
 // empty directory, write the same bytes for the registry's providers; for
 // a configuration with modules, tofu's file is tflock's without the module
-// blocks.
+// blocks. Against a registry that reports every platform's h1: in
+// OpenTofu 1.12's packages field, tflock records them all where tofu
+// 1.12.6 records the installed platform's only: checked as a known
+// difference until it is decided.
 func TestInteropRegistryLocksIdentical(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
 	w := newWorld(t)
@@ -144,13 +148,7 @@ func TestInteropRegistryLocksIdentical(t *testing.T) {
 		{"providers", providersTF},
 		{"providers and modules", providersTF + "\n" + w.modulesTF()},
 	} {
-		w.removeInstall()
-		w.config(map[string]string{"main.tf": tc.tf})
-		w.tflock(0)
-		mine := w.read(".terraform.lock.hcl")
-		w.removeInstall()
-		w.run(0, tofu, "init", "-input=false", "-no-color")
-		theirs := w.read(".terraform.lock.hcl")
+		mine, theirs := w.bothFresh(tofu, tc.tf)
 		if want := withoutModules(t, mine); !bytes.Equal(theirs, want) {
 			t.Errorf("%s: tofu's lock file differs from tflock's (module blocks left out)\n--- tflock\n%s\n--- tofu\n%s", tc.name, want, theirs)
 		}
@@ -158,4 +156,23 @@ func TestInteropRegistryLocksIdentical(t *testing.T) {
 			t.Errorf("%s: lock files differ\n--- tflock\n%s\n--- tofu\n%s", tc.name, mine, theirs)
 		}
 	}
+
+	wp := newWorldWith(t, installtest.DefaultFixtures(), registrytest.Options{Packages: true})
+	mine, theirs := wp.bothFresh(tofu, providersTF)
+	k := expectFailures(t, "interop finding (no issue yet): with the registry's packages field, tflock's init records every platform's h1:, tofu 1.12.6 the installed one's only")
+	k.check(bytes.Equal(mine, theirs), "tflock's lock file has %d h1: hashes, tofu's %d", bytes.Count(mine, []byte(`"h1:`)), bytes.Count(theirs, []byte(`"h1:`)))
+	k.done()
+}
+
+// bothFresh writes the configuration tf, runs tflock then tofu init, each
+// on an empty directory, and returns the lock file each wrote.
+func (w *world) bothFresh(tofu, tf string) (mine, theirs []byte) {
+	w.t.Helper()
+	w.removeInstall()
+	w.config(map[string]string{"main.tf": tf})
+	w.tflock(0)
+	mine = w.read(".terraform.lock.hcl")
+	w.removeInstall()
+	w.run(0, tofu, "init", "-input=false", "-no-color")
+	return mine, w.read(".terraform.lock.hcl")
 }

@@ -34,7 +34,7 @@ func newTerraformWorld(t *testing.T) *world {
 			fx.Modules[i].Versions[j].Delivery = registrytest.DeliverHeader
 		}
 	}
-	return newWorldWith(t, fx)
+	return newWorldWith(t, fx, registrytest.Options{})
 }
 
 // TestInteropTflockThenTerraform: tflock locks and installs, then

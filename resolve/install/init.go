@@ -579,6 +579,9 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 	}
 	haveH1 := map[string]bool{}
 	for _, rec := range recs {
+		if rec.Hash.Scheme() == hash.SchemeH1 && !r.askedPlatform(rec.Provenance.Platforms) {
+			continue // as tofu: the h1: of the platforms asked for only
+		}
 		record(p.Addr, rec.Hash)
 		if rec.Hash.Scheme() == hash.SchemeH1 {
 			for _, pl := range rec.Provenance.Platforms {
@@ -619,6 +622,20 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// askedPlatform reports whether a hash that the origin reports for plats
+// (none: for no platform in particular) concerns a platform of the run.
+func (r *run) askedPlatform(plats []string) bool {
+	if len(plats) == 0 {
+		return true
+	}
+	for _, p := range r.s.platforms {
+		if slices.Contains(plats, p.String()) {
+			return true
+		}
+	}
+	return false
 }
 
 // runLister lists versions for Resolve: from the lock file and the cache
