@@ -62,21 +62,48 @@ func tflockBinary(t *testing.T) string {
 }
 
 // tool names a binary of the suite by its environment variable; the test
-// is skipped when the variable is unset.
+// is skipped when the variable is unset. A bare name is looked up in PATH;
+// a relative path is relative to the repository root (go test runs the
+// test in the package directory, the user in the root).
 func tool(t *testing.T, envVar, what string) string {
 	t.Helper()
 	p := os.Getenv(envVar)
 	if p == "" {
 		t.Skipf("%s not set: set it to the path of a %s binary to run the interop suite", envVar, what)
 	}
-	abs, err := filepath.Abs(p)
+	if !strings.ContainsRune(p, filepath.Separator) && !strings.Contains(p, "/") {
+		found, err := exec.LookPath(p)
+		if err != nil {
+			t.Fatalf("%s=%s: %v", envVar, p, err)
+		}
+		p = found
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(repoRoot(t), p)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s: %v", envVar, err)
+	}
+	return p
+}
+
+// repoRoot is the directory holding go.mod above the test's directory.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(abs); err != nil {
-		t.Fatalf("%s: %v", envVar, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
 	}
-	return abs
 }
 
 // countingHandler counts the requests whose path passes match.
