@@ -327,11 +327,10 @@ func (w *world) removeInstall() {
 	}
 }
 
-// snapshot lists every file and directory under rel with its mode and,
-// for regular files, content: what a run must leave alone.
-func (w *world) snapshot(rel string) map[string]string {
+// walk calls fn for every file and directory under rel, with its path
+// relative to rel (slash-separated) and its information.
+func (w *world) walk(rel string, fn func(r, p string, info fs.FileInfo) error) {
 	w.t.Helper()
-	out := map[string]string{}
 	root := w.path(rel)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -342,6 +341,19 @@ func (w *world) snapshot(rel string) map[string]string {
 			return err
 		}
 		r, _ := filepath.Rel(root, p)
+		return fn(filepath.ToSlash(r), p, info)
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// snapshot lists every file and directory under rel with its mode and,
+// for regular files, content: what a run must leave alone.
+func (w *world) snapshot(rel string) map[string]string {
+	w.t.Helper()
+	out := map[string]string{}
+	w.walk(rel, func(r, p string, info fs.FileInfo) error {
 		v := info.Mode().String()
 		switch {
 		case info.Mode().IsRegular():
@@ -354,12 +366,21 @@ func (w *world) snapshot(rel string) map[string]string {
 			l, _ := os.Readlink(p)
 			v += " -> " + l
 		}
-		out[filepath.ToSlash(r)] = v
+		out[r] = v
 		return nil
 	})
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	return out
+}
+
+// modes lists the mode of every file and directory under rel: the layout
+// two tools must agree on.
+func (w *world) modes(rel string) map[string]fs.FileMode {
+	w.t.Helper()
+	out := map[string]fs.FileMode{}
+	w.walk(rel, func(r, _ string, info fs.FileInfo) error {
+		out[r] = info.Mode()
+		return nil
+	})
 	return out
 }
 

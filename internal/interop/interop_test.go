@@ -83,6 +83,36 @@ func (w *world) markModules(calls ...string) {
 // modulesTFNetwork is the git source of the network module in modulesTF.
 func (w *world) modulesTFNetwork() string { return installtest.Network + "?ref=v1.0.0" }
 
+// initKeeps runs "NAME init" on the directory tflock installed and checks
+// that the tool keeps what tflock made: the lock file byte for byte (one
+// warning about its module blocks), nothing downloaded (provider package,
+// module archive, OCI manifest or blob), no module reinstalled (a marker
+// file is dropped into each call's directory first) and the install
+// directory unchanged: the modules.json tflock wrote is reused.
+func (w *world) initKeeps(name, bin string, calls ...string) {
+	w.t.Helper()
+	lock := w.read(".terraform.lock.hcl")
+	w.markModules(calls...)
+	before := w.snapshot(".terraform")
+	downloads, fetches := w.registryDownloads(), w.ociFetches()
+	out := w.run(0, bin, "init", "-input=false", "-no-color")
+	if got := w.read(".terraform.lock.hcl"); !bytes.Equal(got, lock) {
+		w.t.Errorf("%s changed the lock file tflock wrote\n--- tflock\n%s\n--- after %s init\n%s", name, lock, name, got)
+	}
+	if n := strings.Count(out, "Dependency locks for modules are not yet supported"); n != 1 {
+		w.t.Errorf("%s warned %d times about module blocks, want once:\n%s", name, n, out)
+	}
+	if d := w.registryDownloads() - downloads; d != 0 {
+		w.t.Errorf("%s downloaded %d packages from the registry after tflock:\n%s", name, d, out)
+	}
+	if d := w.ociFetches() - fetches; d != 0 {
+		w.t.Errorf("%s fetched %d OCI manifests or blobs after tflock:\n%s", name, d, out)
+	}
+	if d := diffSnapshots(before, w.snapshot(".terraform")); d != "" {
+		w.t.Errorf("%s init changed the install directory tflock made:\n%s\n%s", name, d, out)
+	}
+}
+
 // TestInteropTflockThenTofu: tflock locks and installs, then "tofu init"
 // on the same directory keeps the lock file byte for byte (module blocks:
 // one warning), downloads nothing (no provider package, module archive,
@@ -111,25 +141,7 @@ func TestInteropTflockThenTofu(t *testing.T) {
 		t.Errorf("tflock re-run output is not stable:\n--- second run\n%s\n--- third run\n%s", again, third)
 	}
 
-	w.markModules("vpc", "network", "storage")
-	before := w.snapshot(".terraform")
-	downloads, fetches := w.registryDownloads(), w.ociFetches()
-	out := w.run(0, tofu, "init", "-input=false", "-no-color")
-	if got := w.read(".terraform.lock.hcl"); !bytes.Equal(got, lock) {
-		t.Errorf("tofu changed the lock file tflock wrote\n--- tflock\n%s\n--- after tofu init\n%s", lock, got)
-	}
-	if n := strings.Count(out, "Dependency locks for modules are not yet supported"); n != 1 {
-		t.Errorf("tofu warned %d times about module blocks, want once:\n%s", n, out)
-	}
-	if d := w.registryDownloads() - downloads; d != 0 {
-		t.Errorf("tofu downloaded %d packages from the registry after tflock:\n%s", d, out)
-	}
-	if d := w.ociFetches() - fetches; d != 0 {
-		t.Errorf("tofu fetched %d OCI manifests or blobs after tflock:\n%s", d, out)
-	}
-	if d := diffSnapshots(before, w.snapshot(".terraform")); d != "" {
-		t.Errorf("tofu init changed the install directory tflock made:\n%s\n%s", d, out)
-	}
+	w.initKeeps("tofu", tofu, "vpc", "network", "storage")
 }
 
 // TestInteropRegistryLocksIdentical: tflock and "tofu init", each on an

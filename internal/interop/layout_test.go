@@ -1,36 +1,10 @@
 package interop
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// modes lists the mode of every directory under rel and of every entry of
-// the provider packages: the layout two tools must agree on.
-func (w *world) modes(rel string) map[string]fs.FileMode {
-	w.t.Helper()
-	out := map[string]fs.FileMode{}
-	root := w.path(rel)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(r)] = info.Mode()
-		return nil
-	})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return out
-}
 
 // TestInteropLayout: issue 13 item 9. The install directories tflock makes
 // have tofu's modes (.terraform/providers and .terraform/modules 0755, and

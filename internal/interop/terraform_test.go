@@ -2,7 +2,6 @@ package interop
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/tflock/tflock/resolve/install/installtest"
@@ -45,23 +44,7 @@ func TestInteropTflockThenTerraform(t *testing.T) {
 	w := newTerraformWorld(t)
 	w.config(map[string]string{"main.tf": w.terraformTF()})
 	w.tflock(0)
-	lock := w.read(".terraform.lock.hcl")
-	w.markModules("vpc", "network")
-	before := w.snapshot(".terraform")
-	downloads := w.registryDownloads()
-	out := w.run(0, terraform, "init", "-input=false", "-no-color")
-	if got := w.read(".terraform.lock.hcl"); !bytes.Equal(got, lock) {
-		t.Errorf("terraform changed the lock file tflock wrote\n--- tflock\n%s\n--- after terraform init\n%s", lock, got)
-	}
-	if n := strings.Count(out, "Dependency locks for modules are not yet supported"); n != 1 {
-		t.Errorf("terraform warned %d times about module blocks, want once:\n%s", n, out)
-	}
-	if d := w.registryDownloads() - downloads; d != 0 {
-		t.Errorf("terraform downloaded %d packages from the registry after tflock:\n%s", d, out)
-	}
-	if d := diffSnapshots(before, w.snapshot(".terraform")); d != "" {
-		t.Errorf("terraform init changed the install directory tflock made:\n%s\n%s", d, out)
-	}
+	w.initKeeps("terraform", terraform, "vpc", "network")
 }
 
 // TestInteropTerraformThenTflock: "terraform init" first, then tflock. What
