@@ -279,7 +279,11 @@ func (w *world) removeCache() {
 
 // registryDownloads is the number of provider package and module archive
 // downloads the registry served so far.
-func (w *world) registryDownloads() int {
+func (w *world) registryDownloads() int { return w.providerDownloads() + w.moduleDownloads() }
+
+// providerDownloads is the number of provider package downloads the
+// registry served so far.
+func (w *world) providerDownloads() int {
 	n := 0
 	for _, p := range installtest.DefaultFixtures().Providers {
 		for _, v := range p.Versions {
@@ -292,6 +296,13 @@ func (w *world) registryDownloads() int {
 			}
 		}
 	}
+	return n
+}
+
+// moduleDownloads is the number of module archive downloads the registry
+// served so far.
+func (w *world) moduleDownloads() int {
+	n := 0
 	for _, m := range installtest.DefaultFixtures().Modules {
 		for _, v := range m.Versions {
 			for _, ext := range []string{".tar.gz", ".zip"} {
