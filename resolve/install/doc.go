@@ -37,9 +37,6 @@
 // [source.ChecksumReporter] where it reports them, else by downloading
 // each platform's package once, in parallel).
 //
-// A locked provider package that the cache lacks but the install
-// directory holds (installed by tofu, terraform or an earlier run) is taken
-// from there when it matches the lock file, instead of downloaded again.
 // .terraform/providers and .terraform/modules are made 0755, as tofu
 // makes them; [WriteLock] writes no file when there is none and nothing
 // to lock, as tofu.

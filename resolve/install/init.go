@@ -499,11 +499,7 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 				case <-gctx.Done():
 					return gctx.Err()
 				}
-				e, hit, err := r.fromInstalled(gctx, pkg, want)
-				var origin []hash.Record
-				if err == nil && !hit {
-					e, hit, _, origin, err = r.fillOrigin(gctx, pkg, "", want)
-				}
+				e, hit, _, origin, err := r.fillOrigin(gctx, pkg, "", want)
 				<-r.downloadSlots
 				if err != nil {
 					return r.legacyHint(p.Addr, err)

@@ -172,11 +172,6 @@ func TestWorldTamperedRegistryPackage(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": worldConfig})
 	initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
-	// A fresh checkout and an empty cache: the packages must be downloaded
-	// (installed packages that match the lock file would be reused).
-	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-		t.Fatal(err)
-	}
 	before := snapshot(t, dir)
 	w.Registry.SetFault(registrytest.TamperedPackage)
 	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
