@@ -52,6 +52,9 @@ type CheckResult struct {
 	// Providers are the selected providers whose installed package matches
 	// the lock file, sorted by address.
 	Providers []CheckedProvider
+	// Warnings are messages for the user, such as
+	// [ModulesNotLockedWarning].
+	Warnings []string
 }
 
 // Check is the read side of Init, for what runs after it (plan, apply): it
@@ -61,7 +64,9 @@ type CheckResult struct {
 //
 // Requirements with no locked version, or a locked version that their
 // constraints no longer allow, give an [*InconsistentLockError] (OpenTofu's
-// "Inconsistent dependency lock file"). Each selected provider must be
+// "Inconsistent dependency lock file"). A lock file that records no module
+// at all has not adopted module locking: its module calls are not checked,
+// and [CheckResult.Warnings] holds [ModulesNotLockedWarning] once. Each selected provider must be
 // installed for the platform ([*NotInstalledError]) and match a checksum of
 // the lock file ([*PackageMismatchError]). All problems are returned,
 // joined; the result lists the providers that passed.
@@ -100,6 +105,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	for range lock.Modules() {
 		initial = false
 	}
+	adopted, unlockedModules := modulesAdopted(lock), false
 	byAddr := map[tfaddr.Provider][]versions.Constraints{}
 	var addrs []tfaddr.Provider
 	for _, q := range reqs {
@@ -113,6 +119,10 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 			}
 			byAddr[p.Addr] = append(byAddr[p.Addr], q.Constraints)
 		case source.ModulePackage:
+			if !adopted {
+				unlockedModules = true
+				continue
+			}
 			ml := lock.Module(q.Call)
 			switch {
 			case (ml == nil || ml.Source != lockSource(q)) && p.Ref != "":
@@ -136,6 +146,9 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		return 0
 	})
 	res := &CheckResult{}
+	if unlockedModules {
+		res.Warnings = append(res.Warnings, ModulesNotLockedWarning)
+	}
 	var errs []error
 	pd := providercache.NewDir(filepath.Join(opts.InstallDir, "providers"))
 	for _, addr := range addrs {

@@ -46,10 +46,16 @@
 //
 // Modes, as in OpenTofu: [Options.Upgrade] (or upgrading named providers
 // and module calls), [Options.ReadOnly] (refuse to change the selections,
-// for CI) and [Options.ProvidersLock] ("tofu providers lock": record every
-// platform's hashes without installing; from a [source.ChecksumReporter]
-// where it reports them, else by downloading each platform's package once,
-// in parallel).
+// for CI; a lock file with no module block, as tofu writes it, has not
+// adopted module locking: its module calls are installed unlocked with one
+// warning) and [Options.ProvidersLock] ("tofu providers lock": record the
+// hashes of the platforms asked for without installing; from a
+// [source.ChecksumReporter] where it reports them, else by downloading
+// each platform's package once, in parallel).
+//
+// .terraform/providers and .terraform/modules are made 0755, as tofu
+// makes them; [WriteLock] writes no file when there is none and nothing
+// to lock, as tofu.
 //
 // Lookups (version lists, checksums, module fetches) mostly wait on the
 // network and run up to [Options.Concurrency] at once (default 64);

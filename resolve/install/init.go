@@ -109,10 +109,11 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	res.Changes = lockfile.Changes(r.prev, next)
 	r.markRerecorded(res.Changes)
 	if s.ReadOnly && len(res.Changes) > 0 {
-		if !lockfile.EqualIgnoringHashes(r.prev, next) {
-			return nil, &LockChangedError{Changes: res.Changes}
+		refused, warnings := readOnlyVerdict(r.prev, res.Changes)
+		if len(refused) > 0 {
+			return nil, &LockChangedError{Changes: refused}
 		}
-		res.Warnings = append(res.Warnings, "Provider lock file not updated: changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
+		res.Warnings = append(res.Warnings, warnings...)
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
 	for _, c := range res.Changes {
@@ -711,6 +712,9 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 	}
 	haveH1 := map[string]bool{}
 	for _, rec := range recs {
+		if rec.Hash.Scheme() == hash.SchemeH1 && !r.askedPlatform(rec.Provenance.Platforms) {
+			continue // as tofu: the h1: of the platforms asked for only
+		}
 		record(p.Addr, rec.Hash)
 		if rec.Hash.Scheme() == hash.SchemeH1 {
 			for _, pl := range rec.Provenance.Platforms {
@@ -751,6 +755,20 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// askedPlatform reports whether a hash that the origin reports for plats
+// (none: for no platform in particular) concerns a platform of the run.
+func (r *run) askedPlatform(plats []string) bool {
+	if len(plats) == 0 {
+		return true
+	}
+	for _, p := range r.s.platforms {
+		if slices.Contains(plats, p.String()) {
+			return true
+		}
+	}
+	return false
 }
 
 // runLister lists versions for Resolve: from the lock file and the cache

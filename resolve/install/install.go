@@ -156,6 +156,11 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 			return "", fmt.Errorf("install: %w", err)
 		}
 		staged = append(staged, stagedDir{name: name, tmp: tmp})
+		// MkdirTemp makes it 0700; tofu's providers and modules
+		// directories are 0755.
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
 		return tmp, nil
 	}
 	// Providers are installed package by package, as tofu does: other

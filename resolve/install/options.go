@@ -67,7 +67,11 @@ type Options struct {
 	// ReadOnly refuses to change the dependency selections (tofu's
 	// -lockfile=readonly): Init fails with a [*LockChangedError] if a
 	// version, constraint or pin would change, and only warns when hashes
-	// alone would be added. Default false.
+	// alone would be added. A lock file that records no module at all
+	// (written by tofu, say) has not adopted module locking: its module
+	// calls are installed as their constraints allow, with one
+	// [ModulesNotLockedWarning], and not locked; once the lock file has a
+	// module block, a call it lacks is a change refused. Default false.
 	ReadOnly bool
 	// DevOverrides are providers served from local directories: never
 	// looked up, installed or locked.
