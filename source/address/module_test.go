@@ -126,16 +126,7 @@ func TestParseModuleSource(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			var kind, subdir string
-			var r Remote
-			switch got := got.(type) {
-			case Local:
-				kind = "local"
-			case Registry:
-				kind, subdir = "registry", got.Subdir
-			case Remote:
-				kind, subdir, r = "remote", got.Subdir, got
-			}
+			kind, subdir, r := describe(got)
 			type view struct {
 				Kind, Str, Pkg, Lock, Subdir, Ref, Tag, Digest, URL string
 				RemoteKind                                          RemoteKind

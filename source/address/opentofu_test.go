@@ -174,15 +174,7 @@ func TestOpenTofuModuleSources(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			var kind, subdir string
-			switch got := got.(type) {
-			case Local:
-				kind = "local"
-			case Registry:
-				kind, subdir = "registry", got.Subdir
-			case Remote:
-				kind, subdir = "remote", got.Subdir
-			}
+			kind, subdir, _ := describe(got)
 			if kind != want.kind || got.String() != want.str || subdir != want.subdir {
 				t.Errorf("got %s %q subdir %q, want %s %q subdir %q", kind, got.String(), subdir, want.kind, want.str, want.subdir)
 			}
@@ -232,4 +224,18 @@ func TestWindowsDrivePath(t *testing.T) {
 	if r.Kind != KindFile || r.Address != `C:\modules\vpc` || r.URL != `C:\modules\vpc` || r.Subdir != "sub" {
 		t.Errorf("got %+v", r)
 	}
+}
+
+// describe returns the kind of a parsed source ("local", "registry" or
+// "remote"), its subdirectory, and the Remote it is, if it is one.
+func describe(src ModuleSource) (kind, subdir string, r Remote) {
+	switch src := src.(type) {
+	case Local:
+		return "local", "", Remote{}
+	case Registry:
+		return "registry", src.Subdir, Remote{}
+	case Remote:
+		return "remote", src.Subdir, src
+	}
+	return "", "", Remote{}
 }
