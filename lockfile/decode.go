@@ -11,12 +11,9 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 )
-
-// defaultRegistryHost is the host OpenTofu assumes for a provider address
-// written without one; used only to suggest the canonical form.
-const defaultRegistryHost = "registry.opentofu.org"
 
 // decodeProvider decodes one provider block, or returns nil if its address
 // is unusable. Faults in its arguments are reported and the lock is still
@@ -70,23 +67,19 @@ func parseLockedProvider(raw string) (tfaddr.Provider, *hcl.Diagnostic) {
 	if len(parts) == 3 && parts[1] == tfaddr.LegacyProviderNamespace {
 		return invalid(fmt.Sprintf("Provider source address %s is a special provider that is not eligible for dependency locking. Remove this block and lock the provider under its real namespace.", raw))
 	}
-	addr, err := tfaddr.ParseProviderSource(raw)
+	// The one provider-address parser, with OpenTofu's default host: an
+	// address without a host is refused below with its canonical form.
+	addr, err := provaddr.Parse(raw, "")
 	if err != nil {
 		return invalid(`The provider source address for a provider lock must be a valid, fully-qualified address of the form "hostname/namespace/type".`)
+	}
+	if addr.Namespace == tfaddr.LegacyProviderNamespace {
+		return invalid(fmt.Sprintf("Provider source address %s is a special provider that is not eligible for dependency locking. Remove this block and lock the provider under its real namespace.", provaddr.String(addr)))
 	}
 	if addr.IsBuiltIn() {
 		return invalid(fmt.Sprintf("Cannot lock a version for built-in provider %s. Built-in providers are bundled inside OpenTofu itself, so you can't select a version for them independently of the OpenTofu release you are currently running. Remove this block.", addr))
 	}
-	var canon string
-	switch len(parts) {
-	case 1:
-		canon = defaultRegistryHost + "/hashicorp/" + addr.Type
-	case 2:
-		canon = defaultRegistryHost + "/" + addr.Namespace + "/" + addr.Type
-	default:
-		canon = addr.String()
-	}
-	if canon != raw {
+	if canon := provaddr.String(addr); canon != raw {
 		return tfaddr.Provider{}, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Non-normalized provider source address",

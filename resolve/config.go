@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -532,21 +533,16 @@ func aliasName(t hcl.Traversal) (string, bool) {
 // ParseProviderSource parses a provider source address. An address without
 // a host name ("hashicorp/aws", or a bare type "aws", which means
 // "hashicorp/aws") is on defaultHost, never on the address library's own
-// default host. Legacy addresses ("-/aws") are rejected.
+// default host. It is tflock's one provider-address parser (the same as
+// address.ParseProviderSource and the lock file's), except that legacy
+// addresses ("-/aws"), which OpenTofu refuses when it installs, are
+// rejected here.
 func ParseProviderSource(s, defaultHost string) (tfaddr.Provider, error) {
-	host := cmp.Or(defaultHost, DefaultRegistryHost)
-	full := s
-	switch strings.Count(s, "/") {
-	case 0:
-		full = host + "/hashicorp/" + s
-	case 1:
-		full = host + "/" + s
-	}
-	p, err := tfaddr.ParseProviderSource(full)
+	p, err := provaddr.Parse(s, cmp.Or(defaultHost, DefaultRegistryHost))
 	if err != nil {
 		return tfaddr.Provider{}, err
 	}
-	if p.Namespace == tfaddr.LegacyProviderNamespace || p.Namespace == tfaddr.UnknownProviderNamespace {
+	if p.Namespace == tfaddr.LegacyProviderNamespace {
 		return tfaddr.Provider{}, fmt.Errorf("legacy provider address %q: give a namespace, such as \"hashicorp/%s\"", s, p.Type)
 	}
 	return p, nil

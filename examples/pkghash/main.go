@@ -29,10 +29,9 @@ import (
 	"os"
 	"strings"
 
-	tfaddr "github.com/hashicorp/terraform-registry-address"
-
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/source/address"
 )
 
 func main() {
@@ -81,7 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pkghash: -provider %q: give the fully-qualified address as the lock file spells it, such as registry.opentofu.org/hashicorp/aws\n", *provider)
 		return 2
 	}
-	addr, err := tfaddr.ParseProviderSource(*provider)
+	parsed, err := address.ParseProviderSource(*provider)
+	addr := parsed.Addr
 	if err != nil {
 		fmt.Fprintf(stderr, "pkghash: -provider: %v\n", err)
 		return 2

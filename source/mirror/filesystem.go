@@ -15,6 +15,7 @@ import (
 	svchost "github.com/hashicorp/terraform-svchost"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	unpack "github.com/tflock/tflock/source/internal/archive"
@@ -111,7 +112,7 @@ func (f *Filesystem) scan(ctx context.Context, only *tfaddr.Provider) ([]Entry, 
 		for _, n := range namespaces {
 			ns := n
 			if ns != tfaddr.LegacyProviderNamespace {
-				if ns, err = tfaddr.ParseProviderNamespace(n); err != nil {
+				if ns, err = provaddr.ParsePart(n); err != nil {
 					continue
 				}
 			}
@@ -123,7 +124,7 @@ func (f *Filesystem) scan(ctx context.Context, only *tfaddr.Provider) ([]Entry, 
 				return nil, err
 			}
 			for _, t := range types {
-				typ, err := tfaddr.ParseProviderPart(t)
+				typ, err := provaddr.ParsePart(t)
 				if err != nil || (only != nil && typ != only.Type) {
 					continue
 				}
@@ -235,7 +236,7 @@ func parsePackedName(name string, addr tfaddr.Provider) (source.ProviderPackage,
 	if len(parts) != 4 {
 		return source.ProviderPackage{}, false
 	}
-	if typ, err := tfaddr.ParseProviderPart(parts[0]); err != nil || typ != addr.Type {
+	if typ, err := provaddr.ParsePart(parts[0]); err != nil || typ != addr.Type {
 		return source.ProviderPackage{}, false
 	}
 	v, err := versions.Parse(parts[1])

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/httpx"
 )
@@ -165,10 +166,10 @@ func (o Options) withDefaults() Options {
 		o.Credentials = EnvCredentials(nil)
 	}
 	if o.DefaultHost == "" {
-		o.DefaultHost = "registry.opentofu.org"
+		o.DefaultHost = provaddr.DefaultRegistryHost
 	}
 	if o.UnsignedHosts == nil {
-		o.UnsignedHosts = []string{"registry.opentofu.org"}
+		o.UnsignedHosts = []string{provaddr.DefaultRegistryHost}
 	}
 	if o.OfficialKeys == nil && o.SignaturePolicy == PolicyTerraform {
 		o.OfficialKeys = []string{HashiCorpKey}
