@@ -26,6 +26,11 @@ import (
 // in tflock is an alias of this constant.
 const DefaultRegistryHost = "registry.opentofu.org"
 
+// TerraformRegistryHost is Terraform's registry host: the host of a
+// provider address without one when a lock file is written as Terraform
+// writes it.
+const TerraformRegistryHost = "registry.terraform.io"
+
 // DefaultNamespace is the namespace OpenTofu gives a source address that
 // is a bare type name ("aws" means "hashicorp/aws").
 const DefaultNamespace = "hashicorp"

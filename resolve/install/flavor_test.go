@@ -39,28 +39,29 @@ func h1Platforms(t *testing.T, hs []hash.Hash) int {
 	return n
 }
 
-// TestFlavorHashPolicy: OpenTofu's flavour records the h1: the registry
-// reports for every platform; Terraform's records only the h1: of the
-// package it installed, with every platform's zh:, as terraform does.
+// TestFlavorHashPolicy: whatever the flavour, an init records the h1: of
+// the package it installed and every platform's zh:, not the h1: the
+// registry reports for other platforms in its "packages" field, as tofu
+// 1.12.6 and terraform record them (the interop suite checks it against
+// the real binaries); the header is the flavour's.
 func TestFlavorHashPolicy(t *testing.T) {
 	src := flavorWorld(t)
 	cloud := tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud")
 	plats := len(installtest.Platforms())
 	for _, tc := range []struct {
 		flavor install.Flavor
-		h1     int
 		header string
 	}{
-		{install.FlavorOpenTofu, plats, `"tofu init"`},
-		{install.FlavorTerraform, 1, `"terraform init"`},
+		{install.FlavorOpenTofu, `"tofu init"`},
+		{install.FlavorTerraform, `"terraform init"`},
 	} {
 		t.Run(tc.flavor.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, map[string]string{"main.tf": providersOnlyConfig})
 			res := initAndWrite(t, install.Options{Dir: dir, Source: src, Cache: openCache(t), Flavor: tc.flavor})
 			hs := res.Lock.ProviderHashes(cloud)
-			if got := h1Platforms(t, hs); got != tc.h1 {
-				t.Errorf("%d h1: hashes recorded, want %d: %v", got, tc.h1, hs)
+			if got := h1Platforms(t, hs); got != 1 {
+				t.Errorf("%d h1: hashes recorded, want 1: %v", got, hs)
 			}
 			if zh := len(hs) - h1Platforms(t, hs); zh != plats {
 				t.Errorf("%d zh: hashes recorded, want %d", zh, plats)
@@ -97,14 +98,13 @@ func TestFlavorKeptFromLockFile(t *testing.T) {
 	if len(res.Changes) != 0 || res.Lock.Header() != lockfile.HeaderTerraform {
 		t.Errorf("changes %v, header %v", res.Changes, res.Lock.Header())
 	}
-	// Asked for, the flavour changes: OpenTofu's header and hashes.
+	// Asked for, the flavour changes: OpenTofu's header, the same hashes.
 	res = initAndWrite(t, install.Options{Dir: dir, Source: src, Cache: openCache(t), Flavor: install.FlavorOpenTofu})
 	if res.Lock.Header() != lockfile.HeaderTofu {
 		t.Errorf("header %v after asking for OpenTofu's flavour", res.Lock.Header())
 	}
-	cloud := tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud")
-	if n := h1Platforms(t, res.Lock.ProviderHashes(cloud)); n != len(installtest.Platforms()) {
-		t.Errorf("%d h1: after asking for OpenTofu's flavour, want one per platform", n)
+	for _, c := range res.Changes {
+		t.Errorf("asking for another flavour changed %s", c)
 	}
 }
 

@@ -496,21 +496,6 @@ type providerFetch struct {
 	reused bool
 }
 
-// rewriting reports whether the lock file is being rewritten in a
-// flavour the caller asked for other than the previous file's: its hashes
-// are then completed with what the origin vouches for, as the new
-// flavour's tool would record them.
-func (r *run) rewriting() bool {
-	if r.s.asked == FlavorAuto {
-		return false
-	}
-	prev := FlavorOpenTofu
-	if r.prev.Header() == lockfile.HeaderTerraform {
-		prev = FlavorTerraform
-	}
-	return prev != r.s.Flavor
-}
-
 // installedMatch reports whether pkg is installed already in the install
 // directory (by an earlier run, or by tofu or terraform) with contents
 // that match want, the lock file's hashes: such a package is kept as it
@@ -596,27 +581,27 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 					}
 				}
 				record(p.Addr, e.Hashes...)
-				if len(origin) == 0 && (len(want) == 0 || r.rewriting()) {
-					// A new selection found in the cache (or a lock file
-					// being rewritten in another flavour): ask what the
+				if len(origin) == 0 && len(want) == 0 {
+					// A new selection found in the cache: ask what the
 					// origin vouches for, so that the lock file does not
-					// depend on the cache being warm, and check a new
-					// entry against it before trusting it.
+					// depend on the cache being warm, and check the entry
+					// against it before trusting it.
 					var err error
 					if origin, err = r.checksums(gctx, pkg); err != nil {
 						return err
 					}
-					if len(want) == 0 {
-						if err := vouched(pkg, e.Hashes, origin); err != nil {
-							return err
-						}
+					if err := vouched(pkg, e.Hashes, origin); err != nil {
+						return err
 					}
 				}
 				// Record what the origin vouches for (a registry's signed
-				// zh: of every platform), as tofu does; Terraform records
-				// no h1: it did not compute itself.
+				// zh: of every platform), as tofu and terraform do. Like
+				// both (checked against tofu 1.12.6 by the interop suite),
+				// an init records no h1: it did not compute itself, even
+				// when the registry reports other platforms' h1: in its
+				// "packages" field: "providers lock" records those.
 				for _, rec := range origin {
-					if r.s.Flavor == FlavorTerraform && rec.Hash.Scheme() == hash.SchemeH1 {
+					if rec.Hash.Scheme() == hash.SchemeH1 {
 						continue
 					}
 					record(p.Addr, rec.Hash)

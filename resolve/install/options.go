@@ -10,6 +10,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/source"
@@ -95,9 +96,11 @@ type Options struct {
 	// Events receives progress reports. Default nil: discarded.
 	Events source.Events
 	// Flavor is the tool whose lock files this run writes like: its
-	// header, its hash policy and its default registry host. Default
-	// [FlavorAuto]: the previous lock file's flavour (Terraform's when it
-	// has Terraform's header), OpenTofu's for a new file.
+	// header and its default registry host. Default [FlavorAuto]: the
+	// previous lock file's flavour (Terraform's when it has Terraform's
+	// header), OpenTofu's for a new file. Both tools record the same
+	// hashes (the zh: their origin signs, the h1: of what they install or
+	// hash themselves), and so does Init whatever the flavour.
 	Flavor Flavor
 	// Header is kept for compatibility: [lockfile.HeaderTerraform] with
 	// FlavorAuto asks for [FlavorTerraform]. The zero value asks nothing.
@@ -110,22 +113,18 @@ type Options struct {
 type Flavor int
 
 const (
-	// FlavorAuto keeps the previous lock file's flavour (its header and
-	// hash policy; provider addresses without a host are still read as
-	// OpenTofu's, as tofu reads them); a new file is OpenTofu's. tofu 1.12
-	// itself rewrites a Terraform file with its own header and hashes;
-	// tflock keeps the file as its owner wrote it unless asked (see the
-	// README, "Where tflock differs").
+	// FlavorAuto keeps the previous lock file's flavour (its header;
+	// provider addresses without a host are still read as OpenTofu's, as
+	// tofu reads them); a new file is OpenTofu's. tofu 1.12 itself
+	// rewrites a Terraform file with its own header; tflock keeps the file
+	// as its owner wrote it unless asked (see the README, "Where tflock
+	// differs").
 	FlavorAuto Flavor = iota
-	// FlavorOpenTofu writes OpenTofu's header ("tofu init"), records every
-	// checksum the origin vouches for (the h1: of other platforms too, when
-	// the registry reports them), and reads provider addresses without a
-	// host as registry.opentofu.org.
+	// FlavorOpenTofu writes OpenTofu's header ("tofu init") and reads
+	// provider addresses without a host as registry.opentofu.org.
 	FlavorOpenTofu
-	// FlavorTerraform writes Terraform's header ("terraform init"),
-	// records h1: only for the packages it installs or hashes itself (and
-	// the origin's zh:), as Terraform does, and reads provider addresses
-	// without a host as registry.terraform.io.
+	// FlavorTerraform writes Terraform's header ("terraform init") and
+	// reads provider addresses without a host as registry.terraform.io.
 	FlavorTerraform
 )
 
@@ -155,7 +154,7 @@ func ParseFlavor(s string) (Flavor, error) {
 
 // TerraformRegistryHost is the registry of provider addresses without a
 // host under [FlavorTerraform].
-const TerraformRegistryHost = "registry.terraform.io"
+const TerraformRegistryHost = provaddr.TerraformRegistryHost
 
 const defaultConcurrency = 64
 
@@ -236,7 +235,6 @@ type settings struct {
 	dir       string
 	ownCache  string
 	platforms []source.Platform
-	asked     Flavor // Options.Flavor as given (Flavor is then resolved)
 }
 
 func (o Options) normalize() (*settings, error) {
@@ -275,7 +273,6 @@ func (o Options) normalize() (*settings, error) {
 		}
 		s.Lock = lf
 	}
-	s.asked = s.Flavor
 	if s.Flavor == FlavorAuto {
 		s.Flavor = FlavorOpenTofu
 		if s.Header == lockfile.HeaderTerraform || s.Lock.Header() == lockfile.HeaderTerraform {
