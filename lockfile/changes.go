@@ -352,11 +352,14 @@ func Summary(changes []Change) string {
 // Equal reports whether two files lock the same providers and modules with
 // the same versions, constraints, pins and hash sets. Headers, warnings and
 // kept unknown items are not compared.
-func Equal(a, b *File) bool { return len(Changes(a, b)) == 0 }
+func Equal(a, b *File) bool { return len(Changes(a, b)) == 0 && equalBySource(a, b, false) }
 
 // EqualIgnoringHashes is like [Equal] but ignores hash sets: it reports
 // whether the two files select the same things.
 func EqualIgnoringHashes(a, b *File) bool {
+	if !equalBySource(a, b, true) {
+		return false
+	}
 	for _, c := range Changes(a, b) {
 		if c.Kind != HashesChanged {
 			return false
@@ -383,6 +386,11 @@ func Merge(rewritten, previous *File) *File {
 	for path, m := range previous.modules {
 		if _, ok := out.modules[path]; !ok {
 			out.modules[path] = m.clone()
+		}
+	}
+	for _, m := range previous.bySource {
+		if !slices.ContainsFunc(out.bySource, func(o *ModuleLock) bool { return compareBySource(o, m) == 0 }) {
+			out.bySource = append(out.bySource, m.clone())
 		}
 	}
 	for _, u := range previous.unknown {

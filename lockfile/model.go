@@ -23,6 +23,7 @@ type File struct {
 	header    Header
 	providers map[tfaddr.Provider]*ProviderLock
 	modules   map[string]*ModuleLock
+	bySource  []*ModuleLock // locks keyed by source address (RFC PR #3540), no Path
 	unknown   []Unknown
 	warnings  hcl.Diagnostics
 }
@@ -264,6 +265,9 @@ func (f *File) Clone() *File {
 	c := New()
 	c.header = f.header
 	c.unknown = slices.Clone(f.unknown)
+	for _, m := range f.bySource {
+		c.bySource = append(c.bySource, m.clone())
+	}
 	c.warnings = slices.Clone(f.warnings)
 	for k, p := range f.providers {
 		c.providers[k] = p.clone()

@@ -52,6 +52,10 @@ func (f *File) Bytes() []byte {
 		body.AppendNewline()
 		writeModule(body, m)
 	}
+	for m := range f.SourceModules() {
+		body.AppendNewline()
+		writeBySource(body, m)
+	}
 	for _, u := range f.unknown {
 		if u.Block {
 			body.AppendNewline()
