@@ -160,6 +160,7 @@ func (d *decoder) decodeFile(body *hclsyntax.Body) {
 					}
 					seenBySource[key] = block.DefRange()
 					d.file.bySource = append(d.file.bySource, m)
+					d.converted(block, formBySource, m)
 				}
 				continue
 			case formByCallPath:
@@ -181,6 +182,9 @@ func (d *decoder) decodeFile(body *hclsyntax.Body) {
 			}
 			seenModules[m.Path] = block.DefRange()
 			d.file.modules[m.Path] = m
+			if form := formOf(block); form != formTflock {
+				d.converted(block, form, m)
+			}
 		default:
 			d.unknownBlock(block, `Blocks of type %q are not expected here.`, &d.file.unknown)
 		}

@@ -58,7 +58,17 @@ func (d *decoder) unmappable(block *hclsyntax.Block, subject hcl.Range, reason s
 }
 
 // converted notes that a block in an RFC form was read into the model.
-func (d *decoder) converted(block *hclsyntax.Block, detail string) {
+func (d *decoder) converted(block *hclsyntax.Block, form moduleForm, m *ModuleLock) {
+	what := fmt.Sprintf("module call %q", m.Path)
+	var detail string
+	switch {
+	case form == formBySource:
+		detail = fmt.Sprintf("This block is in the form of OpenTofu's module-locking RFC (PR #3540), keyed by the source address %s rather than by a module call. It applies to the calls with that source whose constraints allow version %s: File.BindModules gives it to them as tflock locks; until then it is written back in this form.", m.Source, m.Version)
+	case block.Body.Attributes["floating"] != nil && block.Body.Attributes["package"] == nil:
+		detail = fmt.Sprintf("This floating block is in the form of OpenTofu's module-locking RFC (PR #4071); it was read as a lock of %s with no selection, pin or hashes, and is written in tflock's form, where the next lock records what is installed.", what)
+	default:
+		detail = fmt.Sprintf("This block is in the form of OpenTofu's module-locking RFC (PR #4071, keyed by call path, with \"package\"); it was read as the lock of %s and is written in tflock's form.", what)
+	}
 	d.add(&hcl.Diagnostic{
 		Severity: hcl.DiagWarning,
 		Summary:  "Module lock in RFC form",
@@ -155,11 +165,6 @@ func (d *decoder) decodeByCallPath(block *hclsyntax.Block) *ModuleLock {
 	if len(d.diags.Errs()) > nerr {
 		return nil
 	}
-	detail := fmt.Sprintf("This block is in the form of OpenTofu's module-locking RFC (PR #4071, keyed by call path, with \"package\"); it was read as the lock of %s and is written in tflock's form.", what)
-	if floating {
-		detail = fmt.Sprintf("This floating block is in the form of OpenTofu's module-locking RFC (PR #4071); it was read as a lock of %s with no selection, pin or hashes, and is written in tflock's form, where the next lock records what is installed.", what)
-	}
-	d.converted(block, detail)
 	return m
 }
 
@@ -253,6 +258,9 @@ func (d *decoder) mapPackage(m *ModuleLock, src address.ModuleSource, pkg string
 	case address.Registry:
 		return fmt.Sprintf("The lock of %s was made for registry module %s, which delegates to package %s; that form does not record the version selected, which tflock's lock of a registry module needs.", what, s.Package(), address.Redact(pr.LockSource()))
 	case address.Remote:
+		if s.Kind != address.KindGit && s.Kind != address.KindOCI {
+			return fmt.Sprintf("The lock of %s pins a package of type %q; tflock locks registry, git and OCI module packages only.", what, s.Kind)
+		}
 		base := s
 		base.Subdir = ""
 		if pr.Kind != s.Kind || pr.LockSource() != base.LockSource() {
@@ -272,8 +280,6 @@ func (d *decoder) mapPackage(m *ModuleLock, src address.ModuleSource, pkg string
 				return bad("The package of %s pins digest %s, but its source asks for digest %s.", what, pr.Digest, m.Digest)
 			}
 			m.Digest = pr.Digest
-		default:
-			return fmt.Sprintf("The lock of %s pins a package of type %q; tflock locks registry, git and OCI module packages only.", what, s.Kind)
 		}
 	}
 	return ""
@@ -346,6 +352,5 @@ func (d *decoder) decodeBySource(block *hclsyntax.Block) *ModuleLock {
 	if len(d.diags.Errs()) > nerr {
 		return nil
 	}
-	d.converted(block, fmt.Sprintf("This block is in the form of OpenTofu's module-locking RFC (PR #3540), keyed by the source address %s rather than by a module call. It applies to the calls with that source whose constraints allow version %s: File.BindModules gives it to them as tflock locks; until then it is written back in this form.", addr, m.Version))
 	return m
 }

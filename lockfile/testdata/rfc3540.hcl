@@ -1,5 +1,5 @@
 # No errors: module locks in the form of OpenTofu's module-locking RFC,
-# pull request #3540 (see rfc/README.md), keyed by registry source address.
+# pull request #3540 (see testdata/rfc/README.md), keyed by registry source address.
 provider "registry.opentofu.org/hashicorp/aws" {
   version = "5.31.0"
 }

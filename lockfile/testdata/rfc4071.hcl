@@ -1,5 +1,5 @@
 # No errors: module locks in the form of OpenTofu's module-locking RFC,
-# pull request #4071 (see rfc/README.md), keyed by call path, with
+# pull request #4071 (see testdata/rfc/README.md), keyed by call path, with
 # "package" (the immutable package address) or "floating".
 module "foo.bar.baz" { # WARNING: Module lock in RFC form
   source      = "git::https://example.com/foo.git//subdir"
