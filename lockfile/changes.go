@@ -350,8 +350,9 @@ func Summary(changes []Change) string {
 }
 
 // Equal reports whether two files lock the same providers and modules with
-// the same versions, constraints, pins and hash sets. Headers, warnings and
-// kept unknown items are not compared.
+// the same versions, constraints, pins and hash sets, including the module
+// locks keyed by source address ([File.SourceModules]). Headers, warnings
+// and kept unknown items are not compared.
 func Equal(a, b *File) bool { return len(Changes(a, b)) == 0 && equalBySource(a, b, false) }
 
 // EqualIgnoringHashes is like [Equal] but ignores hash sets: it reports
@@ -370,8 +371,8 @@ func EqualIgnoringHashes(a, b *File) bool {
 
 // Merge recovers what a tool that does not know module locks dropped when
 // it rewrote the file: it returns a copy of rewritten with every module
-// lock, and every kept unknown top-level item, of previous that rewritten
-// lacks. OpenTofu 1.12 warns about module blocks and loses them on its next
+// lock (by call path, or keyed by source address), and every kept unknown
+// top-level item, of previous that rewritten lacks. OpenTofu 1.12 warns about module blocks and loses them on its next
 // write; merging the file it wrote with the file before restores them.
 // Provider locks and the header come from rewritten alone. A nil file is
 // an empty one.
