@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/zclconf/go-cty/cty"
 
 	"github.com/tflock/tflock/resolve/versions"
 )
@@ -108,16 +107,7 @@ func (f *File) BindModules(calls []ModuleCall) []string {
 // unknown items.
 func writeBySource(parent *hclwrite.Body, m *ModuleLock) {
 	body := parent.AppendNewBlock("module", []string{m.Source}).Body()
-	body.SetAttributeValue("version", cty.StringVal(m.Version.String()))
-	if c := canonicalConstraints(m.Constraints, versions.ParseModuleConstraints); c != "" {
-		body.SetAttributeValue("constraints", cty.StringVal(c))
-	}
-	if hs := normalizeHashes(m.Hashes); len(hs) > 0 {
-		body.SetAttributeRaw("hashes", hashListTokens(hs))
-	}
-	for _, u := range m.Unknown {
-		writeUnknown(body, u)
-	}
+	writeSelection(body, m.Version, canonicalConstraints(m.Constraints, versions.ParseModuleConstraints), m.Hashes, m.Unknown)
 }
 
 // equalBySource reports whether two files hold the same locks keyed by

@@ -81,14 +81,8 @@ func (d *decoder) converted(block *hclsyntax.Block, form moduleForm, m *ModuleLo
 // package documentation for the mapping). It returns nil when the block is
 // invalid (errors added) or cannot be mapped (see [decoder.unmappable]).
 func (d *decoder) decodeByCallPath(block *hclsyntax.Block) *ModuleLock {
-	path := block.Labels[0]
-	if msg := checkCallPath(path); msg != "" {
-		d.add(&hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid module call path",
-			Detail:   fmt.Sprintf("The label of a module lock block must be a module call path: the call names from the root module joined with dots, such as \"vpc\" or \"vpc.nested\"; %s.", msg),
-			Subject:  block.LabelRanges[0].Ptr(),
-		})
+	path, ok := d.callPathLabel(block)
+	if !ok {
 		return nil
 	}
 	m := &ModuleLock{Path: path}
