@@ -7,8 +7,8 @@ module "delegated" {
 }
 
 module "s3" {
-  source  = "s3::https://s3.amazonaws.com/bucket/vpc.zip"
-  package = "s3::https://s3.amazonaws.com/bucket/vpc.zip?version=3" # WARNING: Unsupported module lock
+  source  = "s3::https://s3.example.com/bucket/vpc.zip"
+  package = "s3::https://s3.example.com/bucket/vpc.zip?version=3" # WARNING: Unsupported module lock
 }
 
 module "example.com/acme/vpc/aws" { # WARNING: Module lock in RFC form

@@ -59,8 +59,8 @@ module "delegated" {
 }
 
 module "s3" {
-  source  = "s3::https://s3.amazonaws.com/bucket/vpc.zip"
-  package = "s3::https://s3.amazonaws.com/bucket/vpc.zip?version=3" # ERROR: Unsupported module lock
+  source  = "s3::https://s3.example.com/bucket/vpc.zip"
+  package = "s3::https://s3.example.com/bucket/vpc.zip?version=3" # ERROR: Unsupported module lock
 }
 
 module "bad.call-path!" { # ERROR: Invalid module call path
