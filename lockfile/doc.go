@@ -94,6 +94,9 @@
 //	package "git::URL?ref=COMMIT"           Commit (URL must be the source's
 //	                                        repository; a full commit id)
 //	package "oci://REPO?digest=D"           Digest (REPO must be the source's)
+//	package = the source's own package      nothing more (an http, s3 or gcs
+//	                                        source made immutable by its
+//	                                        checksum, version or generation)
 //	hashes                                  Hashes
 //	floating = true                         a lock with Source (and Ref, Tag
 //	                                        or Digest) only: no selection, pin
@@ -102,8 +105,8 @@
 //
 // What the model cannot hold: a registry source whose package is another
 // address (the registry delegated; the form does not record the version
-// selected, which tflock's lock of a registry module needs), and a package
-// of a type other than registry, git or OCI (such as s3 or gcs). Such a
+// selected, which tflock's lock of a registry module needs), and a
+// Mercurial package (tflock installs no Mercurial modules). Such a
 // block gives "Unsupported module lock": an error, or with
 // [ParseOptions.Lenient] a warning, the whole block being kept as an
 // [Unknown] top-level block (and so written back, and ignored by

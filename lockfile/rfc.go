@@ -252,8 +252,8 @@ func (d *decoder) mapPackage(m *ModuleLock, src address.ModuleSource, pkg string
 	case address.Registry:
 		return fmt.Sprintf("The lock of %s was made for registry module %s, which delegates to package %s; that form does not record the version selected, which tflock's lock of a registry module needs.", what, s.Package(), address.Redact(pr.LockSource()))
 	case address.Remote:
-		if s.Kind != address.KindGit && s.Kind != address.KindOCI {
-			return fmt.Sprintf("The lock of %s pins a package of type %q; tflock locks registry, git and OCI module packages only.", what, s.Kind)
+		if s.Kind == address.KindHg {
+			return fmt.Sprintf("The lock of %s pins a Mercurial package; tflock does not install Mercurial modules.", what)
 		}
 		base := s
 		base.Subdir = ""
@@ -274,6 +274,10 @@ func (d *decoder) mapPackage(m *ModuleLock, src address.ModuleSource, pkg string
 				return bad("The package of %s pins digest %s, but its source asks for digest %s.", what, pr.Digest, m.Digest)
 			}
 			m.Digest = pr.Digest
+		default:
+			// An http, s3 or gcs source is immutable by itself (its
+			// checksum, version or generation), and is its own package:
+			// nothing more to record than its hashes.
 		}
 	}
 	return ""

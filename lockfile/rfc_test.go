@@ -198,7 +198,7 @@ func TestRFCStrictVsLenient(t *testing.T) {
 			kept = append(kept, strings.SplitN(u.Text, "\n", 2)[0])
 		}
 	}
-	if want := []string{`module "delegated" {`, `module "s3" {`}; !slices.Equal(kept, want) {
+	if want := []string{`module "delegated" {`, `module "hg" {`}; !slices.Equal(kept, want) {
 		t.Errorf("kept blocks %q, want %q", kept, want)
 	}
 	if f.Module("delegated") != nil || f.Module("app") == nil {

@@ -6,9 +6,9 @@ module "delegated" {
   package = "git::https://example.com/vpc.git?ref=5632352e8042c13b2da684ad5895525f2aeb0f98" # WARNING: Unsupported module lock
 }
 
-module "s3" {
-  source  = "s3::https://s3.example.com/bucket/vpc.zip"
-  package = "s3::https://s3.example.com/bucket/vpc.zip?version=3" # WARNING: Unsupported module lock
+module "hg" {
+  source  = "hg::https://example.com/repo"
+  package = "hg::https://example.com/repo?ref=0123456789ab" # WARNING: Unsupported module lock
 }
 
 module "example.com/acme/vpc/aws" { # WARNING: Module lock in RFC form

@@ -60,7 +60,12 @@ module "delegated" {
 
 module "s3" {
   source  = "s3::https://s3.example.com/bucket/vpc.zip"
-  package = "s3::https://s3.example.com/bucket/vpc.zip?version=3" # ERROR: Unsupported module lock
+  package = "s3::https://s3.example.com/bucket/vpc.zip?version=3" # ERROR: Invalid module package address
+}
+
+module "hg" {
+  source  = "hg::https://example.com/repo"
+  package = "hg::https://example.com/repo?ref=0123456789ab" # ERROR: Unsupported module lock
 }
 
 module "bad.call-path!" { # ERROR: Invalid module call path

@@ -30,3 +30,9 @@ module "archive" { # WARNING: Module lock in RFC form
   source   = "https://example.com/package.tar.gz//subdir"
   floating = true
 }
+
+module "checksummed" { # WARNING: Module lock in RFC form
+  source  = "https://example.com/vpc.zip//modules/vpc?checksum=sha256:40335019c11e5bdb3780301da5197cbc756b4b5ac3d699c52583f1d34e963176"
+  package = "https://example.com/vpc.zip?checksum=sha256:40335019c11e5bdb3780301da5197cbc756b4b5ac3d699c52583f1d34e963176"
+  hashes  = ["h1:7MjN4eFisdTv4tlhXH5hL4QQd39Jy4baPhFxwAd/EFE="]
+}
