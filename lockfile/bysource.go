@@ -52,7 +52,9 @@ func compareBySource(a, b *ModuleLock) int {
 // and version, if any, and reports whether there was one.
 func (f *File) RemoveSourceModule(source string, v versions.Version) bool {
 	n := len(f.bySource)
-	f.bySource = slices.DeleteFunc(f.bySource, func(m *ModuleLock) bool { return m.Source == source && m.Version == v })
+	match := func(m *ModuleLock) bool { return m.Source == source && m.Version == v }
+	f.bySource = slices.DeleteFunc(f.bySource, match)
+	f.bound = slices.DeleteFunc(f.bound, match)
 	return len(f.bySource) != n
 }
 
@@ -61,9 +63,12 @@ func (f *File) RemoveSourceModule(source string, v versions.Version) bool {
 // by call path: a call without a lock of its own gets a copy of the lock
 // of its Source whose Version its Constraints allow (of several, the one
 // whose recorded constraints are the call's, else the newest). The locks
-// keyed by source that some call got are then removed, so that the file
-// is written in tflock's form; the others stay. It returns the call paths
-// that got a lock, in the order of calls.
+// keyed by source that some call got are then no longer written (nor
+// listed by [File.SourceModules], nor compared by [Equal]), so that the
+// file is written in tflock's form; the others stay. They still serve
+// later calls: an installer that discovers calls as it reads nested
+// modules may call BindModules again with the new ones. It returns the
+// call paths that got a lock, in the order of calls.
 //
 // A lock file in that form does not say which calls a lock was made for,
 // so an installer calls BindModules once it knows the configuration's
@@ -72,13 +77,14 @@ func (f *File) BindModules(calls []ModuleCall) []string {
 	f.init()
 	var bound []string
 	used := map[*ModuleLock]bool{}
+	all := append(f.sortedBySource(), f.bound...)
 	for _, c := range calls {
 		if c.Path == "" || f.modules[c.Path] != nil {
 			continue
 		}
 		want := c.Constraints.String()
 		var best *ModuleLock
-		for _, m := range f.sortedBySource() {
+		for _, m := range all {
 			if m.Source != c.Source || !c.Constraints.Allows(m.Version) {
 				continue
 			}
@@ -98,7 +104,12 @@ func (f *File) BindModules(calls []ModuleCall) []string {
 		f.SetModule(l)
 		bound = append(bound, c.Path)
 	}
-	f.bySource = slices.DeleteFunc(f.bySource, func(m *ModuleLock) bool { return used[m] })
+	f.bySource = slices.DeleteFunc(f.bySource, func(m *ModuleLock) bool {
+		if used[m] {
+			f.bound = append(f.bound, m)
+		}
+		return used[m]
+	})
 	return bound
 }
 

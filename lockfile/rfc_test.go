@@ -264,6 +264,12 @@ func TestBindModules(t *testing.T) {
 	if want := []string{"same", "newest", "five"}; !slices.Equal(bound, want) {
 		t.Errorf("bound %q, want %q", bound, want)
 	}
+	// A call found later (in a nested module read afterwards) still gets
+	// a lock that an earlier call got.
+	later := []lockfile.ModuleCall{{Path: "later.vpc", Source: vpcSource, Constraints: mustConstraints(t, "~> 3.0")}}
+	if b := f.BindModules(later); !slices.Equal(b, []string{"later.vpc"}) {
+		t.Errorf("later bind gave %q", b)
+	}
 	wantOut := `# This file is maintained automatically by "tofu init".
 # Manual edits may be lost in future updates.
 
@@ -277,6 +283,16 @@ module "five" {
   constraints = "~> 5.0"
   hashes = [
     "h1:DvLRiv4Pbjq3Rh0yNWtq+9dwVXqHF+bQspfhckLyFWU=",
+  ]
+}
+
+module "later.vpc" {
+  version     = "3.19.0"
+  source      = "registry.opentofu.org/terraform-aws-modules/vpc/aws"
+  constraints = ">= 3.0.0"
+  hashes = [
+    "h1:7MjN4eFisdTv4tlhXH5hL4QQd39Jy4baPhFxwAd/EFE=",
+    "zh:40335019c11e5bdb3780301da5197cbc756b4b5ac3d699c52583f1d34e963176",
   ]
 }
 
