@@ -8,7 +8,10 @@ import (
 
 // TestDependencyFence keeps the model packages light: a program that
 // imports only lockfile, or only hash, links no networking, no OCI library,
-// no source and no solver (resolve/versions, the vocabulary, is allowed).
+// no source and no solver. Allowed: resolve/versions (the vocabulary), and
+// source/address with its display helpers, the address parser that the
+// module-lock forms of OpenTofu's RFCs need (it parses strings; it opens no
+// connection).
 // The imports of such a program are the package's own dependencies, which
 // go list -deps prints.
 func TestDependencyFence(t *testing.T) {
@@ -23,8 +26,11 @@ func TestDependencyFence(t *testing.T) {
 		"github.com/tflock/tflock/resolve",
 	}
 	allowed := map[string]bool{
-		"net/url": true, // parsing only, no networking
-		"github.com/tflock/tflock/resolve/versions": true,
+		"net/url":   true, // parsing only, no networking
+		"net/netip": true, // address values only, no networking
+		"github.com/tflock/tflock/resolve/versions":        true,
+		"github.com/tflock/tflock/source/address":          true,
+		"github.com/tflock/tflock/source/internal/display": true,
 	}
 	for _, pkg := range []string{"github.com/tflock/tflock/lockfile", "github.com/tflock/tflock/hash"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()

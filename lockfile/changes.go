@@ -368,13 +368,17 @@ func Summary(changes []Change) string {
 }
 
 // Equal reports whether two files lock the same providers and modules with
-// the same versions, constraints, pins and hash sets. Headers, warnings and
-// kept unknown items are not compared.
-func Equal(a, b *File) bool { return len(Changes(a, b)) == 0 }
+// the same versions, constraints, pins and hash sets, including the module
+// locks keyed by source address ([File.SourceModules]). Headers, warnings
+// and kept unknown items are not compared.
+func Equal(a, b *File) bool { return len(Changes(a, b)) == 0 && equalBySource(a, b, false) }
 
 // EqualIgnoringHashes is like [Equal] but ignores hash sets: it reports
 // whether the two files select the same things.
 func EqualIgnoringHashes(a, b *File) bool {
+	if !equalBySource(a, b, true) {
+		return false
+	}
 	for _, c := range Changes(a, b) {
 		if c.Kind != HashesChanged {
 			return false
@@ -385,8 +389,8 @@ func EqualIgnoringHashes(a, b *File) bool {
 
 // Merge recovers what a tool that does not know module locks dropped when
 // it rewrote the file: it returns a copy of rewritten with every module
-// lock, and every kept unknown top-level item, of previous that rewritten
-// lacks. OpenTofu 1.12 warns about module blocks and loses them on its next
+// lock (by call path, or keyed by source address), and every kept unknown
+// top-level item, of previous that rewritten lacks. OpenTofu 1.12 warns about module blocks and loses them on its next
 // write; merging the file it wrote with the file before restores them.
 // Provider locks and the header come from rewritten alone. A nil file is
 // an empty one.
@@ -401,6 +405,11 @@ func Merge(rewritten, previous *File) *File {
 	for path, m := range previous.modules {
 		if _, ok := out.modules[path]; !ok {
 			out.modules[path] = m.clone()
+		}
+	}
+	for _, m := range previous.bySource {
+		if !slices.ContainsFunc(out.bySource, func(o *ModuleLock) bool { return compareBySource(o, m) == 0 }) {
+			out.bySource = append(out.bySource, m.clone())
 		}
 	}
 	for _, u := range previous.unknown {

@@ -246,14 +246,8 @@ var (
 // decodeModule decodes one module block, or returns nil if its call path
 // is unusable.
 func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
-	path := block.Labels[0]
-	if msg := checkCallPath(path); msg != "" {
-		d.add(&hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid module call path",
-			Detail:   fmt.Sprintf("The label of a module lock block must be a module call path: the call names from the root module joined with dots, such as \"vpc\" or \"vpc.nested\"; %s.", msg),
-			Subject:  block.LabelRanges[0].Ptr(),
-		})
+	path, ok := d.callPathLabel(block)
+	if !ok {
 		return nil
 	}
 	m := &ModuleLock{Path: path}
@@ -298,6 +292,22 @@ func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
 	}
 	d.checkPinned(m, what, refExpr, tagExpr)
 	return m
+}
+
+// callPathLabel returns the label of a module block, reporting it if it
+// is not a module call path.
+func (d *decoder) callPathLabel(block *hclsyntax.Block) (string, bool) {
+	path := block.Labels[0]
+	if msg := checkCallPath(path); msg != "" {
+		d.add(&hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid module call path",
+			Detail:   fmt.Sprintf("The label of a module lock block must be a module call path: the call names from the root module joined with dots, such as \"vpc\" or \"vpc.nested\"; %s.", msg),
+			Subject:  block.LabelRanges[0].Ptr(),
+		})
+		return "", false
+	}
+	return path, true
 }
 
 // checkPinned reports the combinations of a module lock's "ref" and "tag"

@@ -7,7 +7,7 @@
 //
 // A lock file is HCL native syntax. Its grammar, after comments:
 //
-//	file     = { provider | module } .
+//	file     = { provider | module | rfcmodule } .
 //	provider = "provider" ADDRESS "{" version [ constraints ] [ hashes ] "}" .
 //	module   = "module" CALLPATH "{" [ version ] source [ ref | tag ]
 //	           [ constraints ] [ commit ] [ digest ] [ hashes ] "}" .
@@ -19,6 +19,7 @@
 //	commit      = "commit" "=" STRING .    // 40 lower-case hex digits
 //	digest      = "digest" "=" STRING .    // "sha256:" and 64 lower-case hex digits (or sha512)
 //	hashes      = "hashes" "=" "[" STRING { "," STRING } [ "," ] "]" .
+//	rfcmodule   = see "The module lock forms of OpenTofu's module-locking RFCs" .
 //
 // Arguments may appear in any order; the order shown is the canonical one.
 // ADDRESS is a fully-qualified provider address, hostname/namespace/type,
@@ -65,6 +66,77 @@
 // "scheme:value" ([hash.ParseHash]): "h1:" values must be base64 of 32
 // bytes and "zh:" values 64 lower-case hex digits; other schemes are kept
 // as they are for forward compatibility.
+//
+// # The module lock forms of OpenTofu's module-locking RFCs
+//
+// Two draft RFC pull requests to OpenTofu propose module blocks of their
+// own; a module block in either form is read into the same model, and the
+// writer writes tflock's form. A block's form is told by its label and
+// arguments: a label with a "/" is a source address (PR #3540); a call path
+// label with a "package" or "floating" argument is PR #4071's form;
+// anything else is tflock's. Each block read in an RFC form gives the
+// warning "Module lock in RFC form".
+//
+// PR #4071 ("Installation and Caching of Remote Dependencies") keys a
+// block by call path, as tflock does:
+//
+//	RFC #4071                               tflock
+//	module "a.b" (call path)                Path "a.b"
+//	source (as the call writes it)          Source: the lock source (host
+//	                                        spelled out, no ref, tag, digest,
+//	                                        depth, sshkey or credentials),
+//	                                        and Ref (git "ref"), Tag (OCI
+//	                                        "tag" if written) or Digest (OCI
+//	                                        "digest") from the address
+//	constraints                             Constraints
+//	package "registry::H/N/M/S@V"           Version V (H/N/M/S must be the
+//	                                        source's registry address)
+//	package "git::URL?ref=COMMIT"           Commit (URL must be the source's
+//	                                        repository; a full commit id)
+//	package "oci://REPO?digest=D"           Digest (REPO must be the source's)
+//	package = the source's own package      nothing more (an http, s3 or gcs
+//	                                        source made immutable by its
+//	                                        checksum, version or generation)
+//	hashes                                  Hashes
+//	floating = true                         a lock with Source (and Ref, Tag
+//	                                        or Digest) only: no selection, pin
+//	                                        or hashes; the next lock records
+//	                                        what is installed
+//
+// What the model cannot hold: a registry source whose package is another
+// address (the registry delegated; the form does not record the version
+// selected, which tflock's lock of a registry module needs), and a
+// Mercurial package (tflock installs no Mercurial modules). Such a
+// block gives "Unsupported module lock": an error, or with
+// [ParseOptions.Lenient] a warning, the whole block being kept as an
+// [Unknown] top-level block (and so written back, and ignored by
+// installers). A block mixing the forms (tflock's "version", "ref",
+// "tag", "commit" or "digest" beside "package" or "floating") is an error
+// ("Mixed module lock forms"), and so are a package that is not the
+// source's, a git package not pinned by a full commit id, a floating
+// block with a package or hashes, and a block with neither.
+//
+// PR #3540 ("Draft version of locking modules") keys a registry module's
+// block by its fully-qualified, normalized registry address, with
+// "version" (required), "constraints" and "hashes"; calls with the same
+// source that select the same version share it. Its open question on one
+// source at two versions is read both ways: two blocks with the same label,
+// or the version in the label ("HOST/NS/NAME/SYSTEM:1.2.3"). Such a block
+// names no call, so it is read into a [ModuleLock] without Path, kept
+// apart ([File.SourceModules]); [File.BindModules] gives it to the
+// configuration's calls with that source whose constraints allow its
+// version, as call locks. Until then the writer writes it back in PR
+// #3540's form, after tflock's module blocks, sorted by source and
+// version, the version as an argument. Its other arguments are unknown
+// ("Unsupported argument").
+//
+// [Patch] keeps an RFC-form block byte for byte while the file's lock for
+// it is unchanged, replaces it whole by the canonical block in tflock's
+// form when the lock changed (the forms never mix in one block), removes
+// it when the lock is gone (for a PR #3540 block: when no lock keyed by
+// its source and version is left, as after [File.BindModules], which
+// turns it into call blocks that Patch adds), and keeps a block it cannot
+// map as it is.
 //
 // # Strict parsing
 //
@@ -119,7 +191,9 @@
 //     with version (if any), source, ref (if any), tag (if any),
 //     constraints (if any), commit (if any), digest (if any), hashes (if
 //     any), laid out as for providers;
-//  4. kept unknown items, blocks preceded by a blank line;
+//  4. module locks still keyed by source address, in PR #3540's form (see
+//     above);
+//  5. kept unknown items, blocks preceded by a blank line;
 //
 // with LF line endings and a final newline. For a file holding providers
 // only this is byte for byte what OpenTofu 1.12 writes.

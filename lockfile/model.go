@@ -23,6 +23,8 @@ type File struct {
 	header    Header
 	providers map[tfaddr.Provider]*ProviderLock
 	modules   map[string]*ModuleLock
+	bySource  []*ModuleLock // locks keyed by source address (RFC PR #3540), no Path
+	bound     []*ModuleLock // such locks already given to calls: not written
 	unknown   []Unknown
 	warnings  hcl.Diagnostics
 }
@@ -264,6 +266,12 @@ func (f *File) Clone() *File {
 	c := New()
 	c.header = f.header
 	c.unknown = slices.Clone(f.unknown)
+	for _, m := range f.bySource {
+		c.bySource = append(c.bySource, m.clone())
+	}
+	for _, m := range f.bound {
+		c.bound = append(c.bound, m.clone())
+	}
 	c.warnings = slices.Clone(f.warnings)
 	for k, p := range f.providers {
 		c.providers[k] = p.clone()

@@ -112,6 +112,7 @@ func (d *decoder) unknownAdvice() string {
 func (d *decoder) decodeFile(body *hclsyntax.Body) {
 	seenProviders := make(map[string]hcl.Range)
 	seenModules := make(map[string]hcl.Range)
+	seenBySource := make(map[string]hcl.Range)
 	for _, item := range sortedItems(body) {
 		if item.attr != nil {
 			d.unknownAttr(item.attr, "at the top level of a lock file", &d.file.unknown)
@@ -143,7 +144,30 @@ func (d *decoder) decodeFile(body *hclsyntax.Body) {
 			if !d.checkLabels(block, "path") {
 				continue
 			}
-			m := d.decodeModule(block)
+			var m *ModuleLock
+			switch formOf(block) {
+			case formBySource:
+				if m = d.decodeBySource(block); m != nil {
+					key := m.Source + "@" + m.Version.String()
+					if prev, ok := seenBySource[key]; ok {
+						d.add(&hcl.Diagnostic{
+							Severity: hcl.DiagError,
+							Summary:  "Duplicate module lock",
+							Detail:   fmt.Sprintf("This lockfile already declared a lock for module %s at version %s at %s. Remove one of the two blocks.", m.Source, m.Version, prev.String()),
+							Subject:  block.TypeRange.Ptr(),
+						})
+						continue
+					}
+					seenBySource[key] = block.DefRange()
+					d.file.bySource = append(d.file.bySource, m)
+					d.converted(block, formBySource, m)
+				}
+				continue
+			case formByCallPath:
+				m = d.decodeByCallPath(block)
+			default:
+				m = d.decodeModule(block)
+			}
 			if m == nil {
 				continue
 			}
@@ -158,6 +182,9 @@ func (d *decoder) decodeFile(body *hclsyntax.Body) {
 			}
 			seenModules[m.Path] = block.DefRange()
 			d.file.modules[m.Path] = m
+			if form := formOf(block); form != formTflock {
+				d.converted(block, form, m)
+			}
 		default:
 			d.unknownBlock(block, `Blocks of type %q are not expected here.`, &d.file.unknown)
 		}

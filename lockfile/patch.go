@@ -54,6 +54,8 @@ func Patch(src []byte, filename string, f *File) ([]byte, error) {
 	var provs, mods []kept
 	seenP := map[tfaddr.Provider]bool{}
 	seenM := map[string]bool{}
+	seenS := map[string]bool{} // locks keyed by source address, by source and version
+	lastMod := -1              // end of the last module block kept
 	for _, blk := range body.Blocks {
 		if len(blk.Labels) != 1 {
 			continue
@@ -74,17 +76,54 @@ func Patch(src []byte, filename string, f *File) ([]byte, error) {
 			p.patchProvider(blk, lock)
 			provs = append(provs, kept{addr.String(), start, end})
 		case "module":
+			form := formOf(blk)
+			if form == formBySource {
+				m := decodeAlone(src, blk, form)
+				if m == nil {
+					continue // unreadable or unmappable: kept as it is
+				}
+				lastMod = max(lastMod, end)
+				key := m.Source + "@" + m.Version.String()
+				if seenS[key] {
+					continue
+				}
+				seenS[key] = true
+				i := slices.IndexFunc(f.bySource, func(o *ModuleLock) bool { return compareBySource(o, m) == 0 })
+				switch {
+				case i < 0:
+					p.removeBlock(blk)
+				case !sameModuleLock(m, f.bySource[i]):
+					wf := hclwrite.NewEmptyFile()
+					writeBySource(wf.Body(), f.bySource[i])
+					p.replaceBlock(start, end, wf.Bytes())
+				}
+				continue
+			}
 			path := blk.Labels[0]
+			var rfc *ModuleLock
+			if form == formByCallPath {
+				if rfc = decodeAlone(src, blk, form); rfc == nil {
+					continue // unreadable or unmappable: kept as it is
+				}
+			}
 			if seenM[path] {
 				continue
 			}
 			seenM[path] = true
 			lock := f.modules[path]
-			if lock == nil {
+			switch {
+			case lock == nil:
 				p.removeBlock(blk)
 				continue
+			case rfc == nil:
+				p.patchModule(blk, lock)
+			case !sameModuleLock(rfc, lock):
+				// A changed lock in an RFC form is written in tflock's
+				// form: the two forms do not mix in one block.
+				wf := hclwrite.NewEmptyFile()
+				writeModule(wf.Body(), lock)
+				p.replaceBlock(start, end, wf.Bytes())
 			}
-			p.patchModule(blk, lock)
 			mods = append(mods, kept{path, start, end})
 		}
 	}
@@ -139,7 +178,57 @@ func Patch(src []byte, filename string, f *File) ([]byte, error) {
 		writeModule(wf.Body(), lock)
 		p.insertBlock(pos, before, wf.Bytes())
 	}
+	for _, lock := range f.sortedBySource() {
+		if seenS[lock.Source+"@"+lock.Version.String()] {
+			continue
+		}
+		pos, before := lastMod, false
+		if len(mods) > 0 {
+			pos = max(pos, mods[len(mods)-1].end)
+		}
+		if pos < 0 {
+			pos, before = afterProviders()
+		}
+		wf := hclwrite.NewEmptyFile()
+		writeBySource(wf.Body(), lock)
+		p.insertBlock(pos, before, wf.Bytes())
+	}
 	return p.apply(), nil
+}
+
+// decodeAlone reads one module block in an RFC form, or returns nil if it
+// is invalid or cannot be mapped (Patch then keeps it as it is).
+func decodeAlone(src []byte, blk *hclsyntax.Block, form moduleForm) *ModuleLock {
+	d := &decoder{opts: ParseOptions{Lenient: true}, src: src, file: New()}
+	var m *ModuleLock
+	if form == formBySource {
+		m = d.decodeBySource(blk)
+	} else {
+		m = d.decodeByCallPath(blk)
+	}
+	if d.diags.HasErrors() {
+		return nil
+	}
+	return m
+}
+
+// sameModuleLock reports whether two module locks hold the same things.
+func sameModuleLock(a, b *ModuleLock) bool {
+	return a.Source == b.Source && a.Version == b.Version && a.Ref == b.Ref && a.Tag == b.Tag &&
+		canonicalConstraints(a.Constraints, versions.ParseModuleConstraints) == canonicalConstraints(b.Constraints, versions.ParseModuleConstraints) &&
+		a.Commit == b.Commit && a.Digest == b.Digest &&
+		slices.Equal(normalizeHashes(slices.Clone(a.Hashes)), normalizeHashes(slices.Clone(b.Hashes))) &&
+		slices.Equal(a.Unknown, b.Unknown)
+}
+
+// replaceBlock replaces the lines of a block (start and end as from
+// lineStart and lineEnd) by canonical block text.
+func (p *patcher) replaceBlock(start, end int, text []byte) {
+	block := strings.TrimLeft(string(text), "\n")
+	if end == len(p.src) && !bytes.HasSuffix(p.src, []byte("\n")) {
+		block = strings.TrimSuffix(block, "\n")
+	}
+	p.add(start, end, block)
 }
 
 type edit struct {

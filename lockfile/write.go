@@ -52,6 +52,10 @@ func (f *File) Bytes() []byte {
 		body.AppendNewline()
 		writeModule(body, m)
 	}
+	for m := range f.SourceModules() {
+		body.AppendNewline()
+		writeBySource(body, m)
+	}
 	for _, u := range f.unknown {
 		if u.Block {
 			body.AppendNewline()
@@ -63,14 +67,21 @@ func (f *File) Bytes() []byte {
 
 func writeProvider(parent *hclwrite.Body, p *ProviderLock) {
 	body := parent.AppendNewBlock("provider", []string{p.Addr.String()}).Body()
-	body.SetAttributeValue("version", cty.StringVal(p.Version.String()))
-	if c := canonicalConstraints(p.Constraints, versions.ParseConstraints); c != "" {
-		body.SetAttributeValue("constraints", cty.StringVal(c))
+	writeSelection(body, p.Version, canonicalConstraints(p.Constraints, versions.ParseConstraints), p.Hashes, p.Unknown)
+}
+
+// writeSelection writes the body of a block that records a selected
+// version: version, constraints (if any), hashes (if any), then kept
+// unknown items.
+func writeSelection(body *hclwrite.Body, v versions.Version, constraints string, hashes []hash.Hash, unknown []Unknown) {
+	body.SetAttributeValue("version", cty.StringVal(v.String()))
+	if constraints != "" {
+		body.SetAttributeValue("constraints", cty.StringVal(constraints))
 	}
-	if hs := normalizeHashes(p.Hashes); len(hs) > 0 {
+	if hs := normalizeHashes(hashes); len(hs) > 0 {
 		body.SetAttributeRaw("hashes", hashListTokens(hs))
 	}
-	for _, u := range p.Unknown {
+	for _, u := range unknown {
 		writeUnknown(body, u)
 	}
 }

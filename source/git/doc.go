@@ -23,6 +23,15 @@
 //     commit and fetches that;
 //   - with neither, fetches the remote's default branch (HEAD).
 //
+// Only what is needed is asked of the remote: a ref is resolved with
+// "git ls-remote --heads --tags -- URL refs/tags/REF refs/tags/REF^{}
+// refs/heads/REF" (a protocol v2 server then sends branches and tags only,
+// never a repository's thousands of refs/pull/*, and git prints the refs
+// asked only); a full commit id (40 or 64 hexadecimal digits) is fetched
+// without any ls-remote, so a branch or tag whose name is a full commit id
+// is not looked up; the default branch asks for "HEAD" only; a version
+// lists the tags ("--tags").
+//
 // When Pin is set (the commit the lock file recorded), a tag (a version's
 // tag, or a ref that names a tag) must still point to it, else Fetch fails
 // with a [*MovedTagError]. A branch, or the default branch, moves on by

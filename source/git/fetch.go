@@ -108,12 +108,16 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		}
 		return target{}, fmt.Errorf("%w: no tag for version %s (tags seen: %s)", source.ErrVersionNotFound, m.Version, strings.Join(names, ", "))
 	case m.Ref != "":
-		refs, err := s.lsRemote(ctx, r)
-		if err != nil {
-			return target{}, err
+		// A full commit id names itself: nothing to ask the remote.
+		var refs map[string]string
+		if !isCommitID(m.Ref) {
+			var err error
+			if refs, err = s.lsRemoteRef(ctx, r, m.Ref); err != nil {
+				return target{}, err
+			}
 		}
-		for _, name := range []string{"refs/tags/" + m.Ref, "refs/heads/" + m.Ref, m.Ref} {
-			if c, ok := refs[name]; ok && strings.HasPrefix(name, "refs/") || ok && name == "HEAD" {
+		for _, name := range refCandidates(m.Ref) {
+			if c, ok := refs[name]; ok {
 				t := target{ref: name, display: m.Ref, commit: c}
 				if isTag(name) {
 					return t, moved(t)
@@ -133,7 +137,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		}
 		return target{}, fmt.Errorf("%w: no branch, tag or commit %q", source.ErrVersionNotFound, m.Ref)
 	default:
-		refs, err := s.lsRemote(ctx, r)
+		refs, err := s.lsRemote(ctx, r, "--", r.URL, "HEAD")
 		if err != nil {
 			return target{}, err
 		}

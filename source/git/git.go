@@ -242,7 +242,7 @@ func (s *Source) Select(ctx context.Context, pkg source.ModulePackage, c version
 // listTags runs "git ls-remote --tags" and records the result in the
 // cache.
 func (s *Source) listTags(ctx context.Context, r address.Remote, m source.ModulePackage) ([]tag, error) {
-	refs, err := s.lsRemote(ctx, r, "--tags")
+	refs, err := s.lsRemote(ctx, r, "--tags", "--", r.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -261,15 +261,49 @@ func (s *Source) listTags(ctx context.Context, r address.Remote, m source.Module
 	return tags, nil
 }
 
-// lsRemote runs "git ls-remote" with extra arguments and returns the refs,
-// annotated tags peeled.
+// refCandidates returns the full ref names a git "ref" argument may name,
+// in the order they are tried: a tag, a branch, then the name itself when
+// it is a full ref name ("refs/...") or "HEAD".
+func refCandidates(ref string) []string {
+	names := []string{"refs/tags/" + ref, "refs/heads/" + ref}
+	if strings.HasPrefix(ref, "refs/") || ref == "HEAD" {
+		names = append(names, ref)
+	}
+	return names
+}
+
+// lsRemoteRef asks the remote for the refs a git "ref" argument may name
+// ([refCandidates], with the peeled form of each tag) and nothing else:
+// "git ls-remote --heads --tags -- URL refs/tags/REF refs/tags/REF^{}
+// refs/heads/REF". With --heads and --tags, git asks a protocol v2 server
+// for branches and tags only, so a repository's other refs (such as
+// thousands of refs/pull/*) are not even sent; the patterns keep the
+// output to the refs asked. A full ref name outside refs/heads/ and
+// refs/tags/, or "HEAD", is asked for without --heads and --tags.
+func (s *Source) lsRemoteRef(ctx context.Context, r address.Remote, ref string) (map[string]string, error) {
+	args := []string{"--heads", "--tags"}
+	var patterns []string
+	for _, name := range refCandidates(ref) {
+		patterns = append(patterns, name)
+		if isTag(name) {
+			patterns = append(patterns, name+"^{}")
+		}
+		if !isTag(name) && !strings.HasPrefix(name, "refs/heads/") {
+			args = nil
+		}
+	}
+	return s.lsRemote(ctx, r, append(append(args, "--", r.URL), patterns...)...)
+}
+
+// lsRemote runs "git ls-remote" with the given arguments (options, "--",
+// the URL and any patterns) and returns the refs, annotated tags peeled.
 func (s *Source) lsRemote(ctx context.Context, r address.Remote, args ...string) (map[string]string, error) {
 	run, err := s.newRunner(r.SSHKey, false)
 	if err != nil {
 		return nil, err
 	}
 	defer run.close()
-	out, err := run.run(ctx, "", append(append([]string{"ls-remote"}, args...), "--", r.URL)...)
+	out, err := run.run(ctx, "", append([]string{"ls-remote"}, args...)...)
 	if err != nil {
 		if ce := (*CommandError)(nil); errors.As(err, &ce) && notFoundText(ce.Stderr) {
 			return nil, fmt.Errorf("%w: %v", source.ErrNotFound, err)
