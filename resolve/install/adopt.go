@@ -140,3 +140,40 @@ func (r *run) markRerecorded(changes []lockfile.Change) {
 		}
 	}
 }
+
+// bindSourceLocks gives the lock file's module locks keyed by source
+// address (OpenTofu's module-locking RFC PR #3540 form) to the calls that
+// have none, before they are resolved ([lockfile.File.BindModules]). The
+// caller's lock file is never changed: the run works on a copy.
+func (r *run) bindSourceLocks(calls []*resolve.ModuleCall) {
+	if !hasSourceModules(r.prev) {
+		return
+	}
+	if r.prev == r.s.Lock {
+		c := r.prev.Clone()
+		if r.locked == r.prev {
+			r.locked = c
+		}
+		r.prev = c
+	}
+	var lcs []lockfile.ModuleCall
+	for _, mc := range calls {
+		q, ok := r.moduleRequirement(mc.Path)
+		if !ok {
+			continue
+		}
+		lcs = append(lcs, lockfile.ModuleCall{Path: mc.Path, Source: lockSource(q), Constraints: q.Constraints})
+	}
+	for _, path := range r.prev.BindModules(lcs) {
+		if r.locked != r.prev {
+			r.locked.SetModule(r.prev.Module(path))
+		}
+	}
+}
+
+func hasSourceModules(f *lockfile.File) bool {
+	for range f.SourceModules() {
+		return true
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package install_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -136,5 +137,57 @@ func TestGitModuleCommitKeptAfterTofuRewrite(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, install.LockFileName)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRFC3540LockBindsCalls: a lock file whose module locks are keyed by
+// source address (OpenTofu's RFC PR #3540 form) locks the configuration's
+// call of that source: its version is kept (1.0.0, not the newest 1.1.0)
+// and its hashes are checked.
+func TestRFC3540LockBindsCalls(t *testing.T) {
+	w, err := installtest.Start(context.Background(), installtest.Options{NoGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	addr := installtest.RegistryHost + "/acme/vpc/cloud"
+	h1, ok := w.Registry.ModuleH1(addr, "1.0.0")
+	if !ok {
+		t.Fatal("no h1 for vpc 1.0.0")
+	}
+	for _, tc := range []struct {
+		name, hash string
+		ok         bool
+	}{
+		{"matching", h1.String(), true},
+		{"republished", "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"main.tf": registryOnlyConfig,
+				install.LockFileName: `module "` + addr + `" {
+  version     = "1.0.0"
+  constraints = "~> 1.0"
+  hashes      = ["` + tc.hash + `"]
+}
+`,
+			})
+			res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+			if !tc.ok {
+				var ce *install.ChecksumError
+				if !errors.As(err, &ce) || ce.Call != "vpc" {
+					t.Fatalf("Init: %v, want a checksum error for module vpc", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ml := res.Lock.Module("vpc")
+			if ml == nil || ml.Version.String() != "1.0.0" || len(ml.Hashes) != 1 || ml.Hashes[0] != h1 {
+				t.Fatalf("vpc lock = %+v, want 1.0.0 with %s", ml, h1)
+			}
+		})
 	}
 }

@@ -283,6 +283,7 @@ func (r *run) walk(ctx context.Context) error {
 		return err
 	}
 	for len(pending) > 0 {
+		r.bindSourceLocks(pending)
 		r.adoptInstalled(pending)
 		want := map[string]*resolve.ModuleCall{}
 		for _, mc := range pending {
