@@ -91,12 +91,12 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	for _, p := range sel.Providers {
-		source.Emit(s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
+		source.EmitContext(ctx, s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
 	}
 	next := r.prev.Clone()
 	next.SetHeader(s.Header)
 	sel.Apply(next)
-	r.recordModules(sel, next)
+	r.recordModules(ctx, sel, next)
 	provs, err := r.fetchProviders(ctx, sel, next)
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
 	for _, c := range res.Changes {
-		source.Emit(s.Events, source.Event{Kind: source.EventLockChanged, Package: changedPackage(c, r.prev, res.Lock), Detail: c.String()})
+		source.EmitContext(ctx, s.Events, source.Event{Kind: source.EventLockChanged, Package: changedPackage(c, r.prev, res.Lock), Detail: c.String()})
 	}
 	res.Modules = r.moduleResults()
 	if s.ProvidersLock {
@@ -223,16 +223,16 @@ func (r *run) addTree(t *tree) []*resolve.ModuleCall {
 	return remote
 }
 
-func (r *run) readTree(dir, call, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
+func (r *run) readTree(ctx context.Context, dir, call, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
 	cfg, diags := resolve.ReadTree(dir, call, r.readOptions())
 	if diags.HasErrors() {
 		return nil, &ConfigError{Dir: dir, Diagnostics: diags}
 	}
-	r.warn(diags)
+	r.warn(ctx, diags)
 	return r.addTree(&tree{pkgRoot: pkgRoot, manifestRoot: manifestRoot, cfg: cfg}), nil
 }
 
-func (r *run) warn(diags hcl.Diagnostics) {
+func (r *run) warn(ctx context.Context, diags hcl.Diagnostics) {
 	for _, d := range diags {
 		if d.Severity == hcl.DiagWarning {
 			msg := d.Summary
@@ -242,7 +242,7 @@ func (r *run) warn(diags hcl.Diagnostics) {
 			r.mu.Lock()
 			r.warnings = append(r.warnings, msg)
 			r.mu.Unlock()
-			source.Emit(r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
 		}
 	}
 }
@@ -260,7 +260,7 @@ func (r *run) modulesRoot() string {
 // walk reads the root module tree, then resolves, fetches and reads the
 // remote modules level by level.
 func (r *run) walk(ctx context.Context) error {
-	pending, err := r.readTree(r.s.dir, "", r.s.dir, ".")
+	pending, err := r.readTree(ctx, r.s.dir, "", r.s.dir, ".")
 	if err != nil {
 		return err
 	}
@@ -310,7 +310,7 @@ func (r *run) walk(ctx context.Context) error {
 			r.mu.Unlock()
 			dir := filepath.Join(mf.entry.Dir, filepath.FromSlash(mf.sub))
 			root := path.Join(r.modulesRoot(), mf.pick.Call)
-			more, err := r.readTree(dir, mf.pick.Call, mf.entry.Dir, root)
+			more, err := r.readTree(ctx, dir, mf.pick.Call, mf.entry.Dir, root)
 			if err != nil {
 				return err
 			}
@@ -413,7 +413,7 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 	var origin []hash.Record
 	var sub string
 	e, hit, err := r.s.Cache.Fill(ctx, pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
-		source.Emit(r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
 		f, err := r.s.Source.Fetch(ctx, pkg, dir)
 		if err != nil {
 			return nil, err
@@ -422,7 +422,7 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 		r.mu.Lock()
 		r.downloads++
 		r.mu.Unlock()
-		source.Emit(r.s.Events, source.Event{Kind: source.EventFetchDone, Package: pkg, Bytes: f.Size, Total: f.Size, Detail: f.Location})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchDone, Package: pkg, Bytes: f.Size, Total: f.Size, Detail: f.Location})
 		return f, nil
 	})
 	if err != nil {
@@ -445,15 +445,15 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 	case len(keys) > 0:
 		detail = "checksum signed by key " + strings.Join(keys, ", ")
 	}
-	source.Emit(r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
+	source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
 	return e, hit, sub, origin, nil
 }
 
 // recordModules adds the hashes and pins of the fetched modules to the new
 // lock file.
-func (r *run) recordModules(sel *resolve.Selection, next *lockfile.File) {
+func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) {
 	for _, pick := range sel.Modules {
-		source.Emit(r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
 		mf := r.fetched[pick.Call]
 		ml := next.Module(pick.Call)
 		if mf == nil || ml == nil {
@@ -696,7 +696,7 @@ func (l *runLister) Versions(ctx context.Context, pkg source.Package) ([]source.
 	if av, ok := l.r.fromLock(ctx, pkg); ok {
 		return av, nil
 	}
-	source.Emit(l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
+	source.EmitContext(ctx, l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
 	l.mu.Lock()
 	l.n++
 	l.mu.Unlock()
