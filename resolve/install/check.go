@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
@@ -21,6 +22,14 @@ import (
 type CheckOptions struct {
 	// Dir is the root module's directory. Default ".".
 	Dir string
+	// FS, when set, holds the root module's configuration and its local
+	// modules, read from FS's root instead of Dir; the remote modules
+	// modules.json lists are still read from the install directory.
+	// Default nil: read Dir.
+	FS fs.FS
+	// Config, when set, is the root module tree the caller already read;
+	// nothing is read for it. It takes precedence over FS.
+	Config *resolve.Config
 	// Lock is the lock file. Default: Dir/.terraform.lock.hcl is read.
 	Lock *lockfile.File
 	// InstallDir is the install directory. Default Dir/.terraform.
@@ -195,6 +204,31 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 	man, err := ReadManifest(filepath.Join(opts.InstallDir, "modules", ManifestFile))
 	if err != nil {
 		return nil, err
+	}
+	root, err := checkRoot(opts, ropts)
+	if err != nil {
+		return nil, err
+	}
+	if root != nil {
+		// The root tree is the caller's; the remote modules are read where
+		// modules.json says they are installed.
+		reqs := root.Requirements()
+		have := map[string]bool{}
+		for _, m := range root.Modules {
+			have[m.Call] = true
+		}
+		for _, rec := range man.Modules {
+			if have[rec.Key] {
+				continue
+			}
+			dir := filepath.Join(opts.Dir, filepath.FromSlash(rec.Dir))
+			m, diags := resolve.ReadModule(dir, rec.Key, ropts)
+			if diags.HasErrors() {
+				return nil, &ConfigError{Dir: dir, Diagnostics: diags}
+			}
+			reqs = append(reqs, m.Requirements...)
+		}
+		return reqs, nil
 	}
 	var reqs []resolve.Requirement
 	if len(man.Modules) == 0 {

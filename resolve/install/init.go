@@ -225,6 +225,12 @@ func (r *run) addTree(t *tree) []*resolve.ModuleCall {
 
 func (r *run) readTree(ctx context.Context, dir, call, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
 	cfg, diags := resolve.ReadTree(dir, call, r.readOptions())
+	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
+}
+
+// useTree records a module tree read from dir, or fails with its
+// errors.
+func (r *run) useTree(ctx context.Context, dir string, cfg *resolve.Config, diags hcl.Diagnostics, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
 	if diags.HasErrors() {
 		return nil, &ConfigError{Dir: dir, Diagnostics: diags}
 	}
@@ -260,7 +266,7 @@ func (r *run) modulesRoot() string {
 // walk reads the root module tree, then resolves, fetches and reads the
 // remote modules level by level.
 func (r *run) walk(ctx context.Context) error {
-	pending, err := r.readTree(ctx, r.s.dir, "", r.s.dir, ".")
+	pending, err := r.readRoot(ctx)
 	if err != nil {
 		return err
 	}
