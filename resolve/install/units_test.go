@@ -3,7 +3,7 @@ package install_test
 import (
 	"context"
 	"fmt"
-		"sync"
+	"sync"
 	"testing"
 	"testing/fstest"
 
