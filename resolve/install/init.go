@@ -58,13 +58,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.cleanup()
-	r := &run{s: s, prev: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
-	for _, d := range s.Lock.Warnings() {
-		r.warnings = append(r.warnings, diagnosticText(d))
-	}
-	r.lister = &runLister{r: r}
-	r.downloadSlots = make(chan struct{}, s.DownloadConcurrency)
-
+	r := newRun(s)
 	if err := r.walk(ctx); err != nil {
 		return nil, err
 	}
@@ -90,19 +84,11 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, err
 	}
-	for _, p := range sel.Providers {
-		source.EmitContext(ctx, s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
-	}
-	next := r.prev.Clone()
-	next.SetHeader(s.Header)
-	sel.Apply(next)
-	r.recordModules(ctx, sel, next)
-	provs, err := r.fetchProviders(ctx, sel, next)
+	res, provs, err := r.lockSelection(ctx, sel, sel.Apply)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings}
-	res.Changes = lockfile.Changes(r.prev, next)
+	next := res.Lock
 	if s.ReadOnly && len(res.Changes) > 0 {
 		if !lockfile.EqualIgnoringHashes(r.prev, next) {
 			return nil, &LockChangedError{Changes: res.Changes}
@@ -110,9 +96,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, "Provider lock file not updated: changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
-	for _, c := range res.Changes {
-		source.EmitContext(ctx, s.Events, source.Event{Kind: source.EventLockChanged, Package: changedPackage(c, r.prev, res.Lock), Detail: c.String()})
-	}
+	r.emitChanges(ctx, res)
 	res.Modules = r.moduleResults()
 	if s.ProvidersLock {
 		for i := range provs {
@@ -127,6 +111,47 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.Providers = installed
 	return res, nil
+}
+
+// newRun starts the state of one run (an Init, or a [LockProvider] or
+// [LockModule] call).
+func newRun(s *settings) *run {
+	r := &run{s: s, prev: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	for _, d := range s.Lock.Warnings() {
+		r.warnings = append(r.warnings, diagnosticText(d))
+	}
+	r.lister = &runLister{r: r}
+	r.downloadSlots = make(chan struct{}, s.DownloadConcurrency)
+	return r
+}
+
+// lockSelection writes a selection into a copy of the previous lock file
+// (with apply: [resolve.Selection.Apply] for Init, Update for a single
+// package), records the hashes and pins of the modules already fetched,
+// and fetches the selected providers, recording their hashes: the hash
+// policy of Init and of [LockProvider] and [LockModule].
+func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply func(*lockfile.File)) (*Result, []ProviderResult, error) {
+	for _, p := range sel.Providers {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
+	}
+	next := r.prev.Clone()
+	next.SetHeader(r.s.Header)
+	apply(next)
+	r.recordModules(ctx, sel, next)
+	provs, err := r.fetchProviders(ctx, sel, next)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings}
+	res.Changes = lockfile.Changes(r.prev, next)
+	return res, provs, nil
+}
+
+// emitChanges reports each change of the result's lock file.
+func (r *run) emitChanges(ctx context.Context, res *Result) {
+	for _, c := range res.Changes {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventLockChanged, Package: changedPackage(c, r.prev, res.Lock), Detail: c.String()})
+	}
 }
 
 // changedPackage names the package of a lock change for its
@@ -807,7 +832,7 @@ func diagnosticText(d *hcl.Diagnostic) string {
 // where to move the provider if a copy of it sits in the configuration's
 // legacy .terraform/plugins directory, which is not a mirror.
 func (r *run) legacyHint(addr tfaddr.Provider, err error) error {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) || r.s.noDir {
 		return err
 	}
 	return mirror.CheckLegacyPlugins(r.s.Dir, addr, err)

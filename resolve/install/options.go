@@ -180,6 +180,7 @@ type settings struct {
 	dir       string
 	ownCache  string
 	platforms []source.Platform
+	noDir     bool // no configuration directory (LockProvider, LockModule)
 }
 
 func (o Options) normalize() (*settings, error) {
