@@ -27,6 +27,18 @@ type Options struct {
 	// with GIT_CONFIG_NOSYSTEM=1 and GIT_CONFIG_GLOBAL set to the null
 	// device, so results do not depend on the machine.
 	UserConfig bool
+	// Config are extra git settings, "name=value", given to every git
+	// command as "git -c name=value": url.<base>.insteadOf rules,
+	// http.proxy. They apply with or without UserConfig. Do not put
+	// secrets here: command lines are visible to other processes. Default
+	// none.
+	Config []string
+	// Env are extra environment variables, "NAME=value", for every git
+	// command, replacing inherited ones of the same name (git lets some
+	// of them, such as GIT_SSL_CAINFO, override its configuration).
+	// Default none. (gittest.Server.SourceOptions sets Config and Env to
+	// reach a test server.)
+	Env []string
 	// Warn receives warnings, such as a locked tag that was deleted
 	// upstream and installed from the cache. Default nil: discarded.
 	// Messages never contain credentials.
