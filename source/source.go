@@ -13,6 +13,15 @@
 // package to a directory). A source that already knows the checksums its
 // origin vouches for, without downloading, also implements
 // [ChecksumReporter]; callers discover that by type assertion.
+//
+// # Events
+//
+// Sources, the cache and the installer report progress as [Event] values
+// to an [Events] handler given in their options. Each event caused by a
+// call carries the unit of work named on the call's context ([WithUnit]),
+// and also goes to the handlers attached to that context ([WithEvents]):
+// a program that runs many configurations at once on shared sources and
+// a shared cache tells their events apart without a handler per unit.
 package source
 
 import (
