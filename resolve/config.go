@@ -118,35 +118,20 @@ func readTree(c *Config, d dirs, dir, call string, stack []string, opts ReadOpti
 		if mc.Kind != ModuleSourceLocal {
 			continue
 		}
+		bad := func(summary, detail string) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: mc.SourceRange.Ptr()})
+		}
 		child, inside := d.join(dir, mc.Source)
-		if !inside {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Unreadable module directory",
-				Detail:   fmt.Sprintf("The local module %q refers to %q, which is outside the file system the configuration is read from.", mc.Path, mc.Source),
-				Subject:  mc.SourceRange.Ptr(),
-			})
-			continue
+		switch {
+		case !inside:
+			bad("Unreadable module directory", fmt.Sprintf("The local module %q refers to %q, which is outside the file system the configuration is read from.", mc.Path, mc.Source))
+		case slices.Contains(stack, d.key(child)):
+			bad("Module call cycle", fmt.Sprintf("Module %q calls %q, which is the module itself or one of its callers. Local module calls must form a tree.", mc.Path, mc.Source))
+		case !d.isDir(child):
+			bad("Unreadable module directory", fmt.Sprintf("The local module %q refers to %q, which is not a directory.", mc.Path, child))
+		default:
+			diags = append(diags, readTree(c, d, child, mc.Path, stack, opts)...)
 		}
-		if slices.Contains(stack, d.key(child)) {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Module call cycle",
-				Detail:   fmt.Sprintf("Module %q calls %q, which is the module itself or one of its callers. Local module calls must form a tree.", mc.Path, mc.Source),
-				Subject:  mc.SourceRange.Ptr(),
-			})
-			continue
-		}
-		if !d.isDir(child) {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Unreadable module directory",
-				Detail:   fmt.Sprintf("The local module %q refers to %q, which is not a directory.", mc.Path, child),
-				Subject:  mc.SourceRange.Ptr(),
-			})
-			continue
-		}
-		diags = append(diags, readTree(c, d, child, mc.Path, stack, opts)...)
 	}
 	return diags
 }

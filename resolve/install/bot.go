@@ -93,17 +93,15 @@ func LockProvider(ctx context.Context, opts LockProviderOptions) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("install: provider %s: version %s: %w", opts.Addr.ForDisplay(), opts.Version, err)
 	}
-	s, err := Options{
+	r, cleanup, err := newBotRun(Options{
 		Lock: prev, Source: opts.Source, Cache: opts.Cache, Events: opts.Events,
 		ProvidersLock: true, Platforms: opts.Platforms, UpgradeProviders: []tfaddr.Provider{opts.Addr},
 		Concurrency: opts.Concurrency, DownloadConcurrency: opts.DownloadConcurrency, Header: opts.Header,
-	}.normalize()
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.noDir = true
-	defer s.cleanup()
-	r := newRun(s)
+	defer cleanup()
 	// The solver checks that the source lists the version (and says which
 	// versions it has if not); the constraints recorded are the caller's.
 	req := resolve.Requirement{Package: source.ProviderPackage{Addr: opts.Addr}, Constraints: exact}
@@ -172,17 +170,15 @@ func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 	if prev == nil {
 		prev = lockfile.New()
 	}
-	s, err := Options{
+	r, cleanup, err := newBotRun(Options{
 		Lock: prev, Source: opts.Source, Cache: opts.Cache, Events: opts.Events,
 		DefaultHost: opts.DefaultHost, Concurrency: opts.Concurrency, Header: opts.Header,
 		UpgradeModules: []string{opts.Call},
-	}.normalize()
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.noDir = true
-	defer s.cleanup()
-	r := newRun(s)
+	defer cleanup()
 	mc, mod, err := r.moduleCall(opts)
 	if err != nil {
 		return nil, err
@@ -233,6 +229,17 @@ func (r *run) moduleCall(opts LockModuleOptions) (*resolve.ModuleCall, *resolve.
 	}
 	remote := r.addTree(&tree{cfg: &resolve.Config{Modules: []*resolve.Module{mod}}})
 	return remote[0], mod, nil
+}
+
+// newBotRun starts the run of a LockProvider or LockModule call, which has
+// no configuration directory; cleanup removes its temporary cache.
+func newBotRun(o Options) (r *run, cleanup func(), err error) {
+	s, err := o.normalize()
+	if err != nil {
+		return nil, nil, err
+	}
+	s.noDir = true
+	return newRun(s), s.cleanup, nil
 }
 
 // relock writes a bot's selection into a copy of the previous lock file

@@ -333,12 +333,11 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 			if have[rec.Key] {
 				continue
 			}
-			dir := filepath.Join(opts.Dir, filepath.FromSlash(rec.Dir))
-			m, diags := resolve.ReadModule(dir, rec.Key, ropts)
-			if diags.HasErrors() {
-				return nil, &ConfigError{Dir: dir, Diagnostics: diags}
+			more, err := readInstalled(opts.Dir, rec, ropts)
+			if err != nil {
+				return nil, err
 			}
-			reqs = append(reqs, m.Requirements...)
+			reqs = append(reqs, more...)
 		}
 		return reqs, nil
 	}
@@ -351,12 +350,22 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		return cfg.Requirements(), nil
 	}
 	for _, rec := range man.Modules {
-		dir := filepath.Join(opts.Dir, filepath.FromSlash(rec.Dir))
-		m, diags := resolve.ReadModule(dir, rec.Key, ropts)
-		if diags.HasErrors() {
-			return nil, &ConfigError{Dir: dir, Diagnostics: diags}
+		more, err := readInstalled(opts.Dir, rec, ropts)
+		if err != nil {
+			return nil, err
 		}
-		reqs = append(reqs, m.Requirements...)
+		reqs = append(reqs, more...)
 	}
 	return reqs, nil
+}
+
+// readInstalled reads the requirements of one module modules.json lists,
+// in its directory relative to the configuration directory dir.
+func readInstalled(dir string, rec ManifestRecord, ropts resolve.ReadOptions) ([]resolve.Requirement, error) {
+	mdir := filepath.Join(dir, filepath.FromSlash(rec.Dir))
+	m, diags := resolve.ReadModule(mdir, rec.Key, ropts)
+	if diags.HasErrors() {
+		return nil, &ConfigError{Dir: mdir, Diagnostics: diags}
+	}
+	return m.Requirements, nil
 }
