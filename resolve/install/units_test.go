@@ -9,6 +9,8 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -120,5 +122,69 @@ func TestUnitsShareCacheAndSource(t *testing.T) {
 				t.Errorf("round %d unit-%d: warm round: %d cache hits, %d fetches; want >= 2 and 0 (%v)", round, i, k[source.EventCacheHit], k[source.EventFetchStarted], k)
 			}
 		}
+	}
+}
+
+// TestInitSharedConfig: one configuration read once (with a local module)
+// and given to several Inits at once, each installing into its own
+// directory, locks and installs as Init reading the directory does; the
+// configuration is not changed.
+func TestInitSharedConfig(t *testing.T) {
+	w := startWorld(t)
+	src := t.TempDir()
+	writeFiles(t, src, map[string]string{
+		"main.tf": `module "net" {
+  source = "./modules/net"
+}
+module "network" {
+  source  = "` + installtest.Network + `"
+  version = "~> 1.0"
+}
+`,
+		"modules/net/main.tf": `terraform {
+  required_providers {
+    cloud = { source = "registry.example.test/acme/cloud", version = "1.0.0" }
+  }
+}
+`,
+	})
+	c := openCache(t)
+	want, err := install.Init(context.Background(), install.Options{Dir: src, Source: w.Source, Cache: c, DefaultHost: installtest.RegistryHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, diags := resolve.ReadTree(src, "", resolve.ReadOptions{DefaultHost: installtest.RegistryHost})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	before := fmt.Sprintf("%+v", cfg.Modules)
+	const n = 4
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir := t.TempDir()
+			res, err := install.Init(context.Background(), install.Options{Dir: dir, Config: cfg, Source: w.Source, Cache: c, DefaultHost: installtest.RegistryHost})
+			if err != nil {
+				t.Errorf("init %d: %v", i, err)
+				return
+			}
+			if !lockfile.Equal(res.Lock, want.Lock) {
+				t.Errorf("init %d: lock differs from Init on the directory:\n%s\nwant\n%s", i, res.Lock.Bytes(), want.Lock.Bytes())
+			}
+			if len(res.Providers) != 1 || len(res.Modules) != len(want.Modules) {
+				t.Errorf("init %d: %d providers, %d modules; want 1 and %d", i, len(res.Providers), len(res.Modules), len(want.Modules))
+			}
+			for _, m := range res.Modules {
+				if m.Key == "net" && m.Dir != "modules/net" {
+					t.Errorf("init %d: local module dir %q, want modules/net", i, m.Dir)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if after := fmt.Sprintf("%+v", cfg.Modules); after != before {
+		t.Error("Init changed the configuration it was given")
 	}
 }
