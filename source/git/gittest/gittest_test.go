@@ -137,3 +137,22 @@ func TestMovedTag(t *testing.T) {
 		t.Error("a repository name leaving the server's directory is accepted")
 	}
 }
+
+// TestSourceOptionsOverrideInherited: the certificate reaches git even
+// when the environment names another CA file (GIT_SSL_CAINFO, which git
+// lets override its configuration): git.Options.Env replaces it.
+func TestSourceOptionsOverrideInherited(t *testing.T) {
+	t.Setenv("GIT_SSL_CAINFO", filepath.Join(t.TempDir(), "other-ca.pem"))
+	s := gittest.New(t, gittest.Options{})
+	r := network(t, s)
+	if _, err := git.NewSource(s.SourceOptions()).Versions(context.Background(), source.ModulePackage{Source: r.Source()}); err != nil {
+		t.Fatal(err)
+	}
+	// Without the Env override, the inherited setting wins and the
+	// server's certificate is not trusted.
+	opts := s.SourceOptions()
+	opts.Env = nil
+	if _, err := git.NewSource(opts).Versions(context.Background(), source.ModulePackage{Source: r.Source()}); err == nil {
+		t.Error("git trusted the server without its certificate")
+	}
+}
