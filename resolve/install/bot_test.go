@@ -231,3 +231,21 @@ func TestLockModuleErrors(t *testing.T) {
 		t.Errorf("unknown version: err = %v, want a NoMatchError", err)
 	}
 }
+
+// TestLockModuleNestedCall: a call inside a local module ("app.net") is
+// locked under its call path, as Init locks it.
+func TestLockModuleNestedCall(t *testing.T) {
+	w := startWorld(t)
+	want := lockFor(t, w, map[string]string{
+		"main.tf":     "module \"app\" {\n  source = \"./app\"\n}\n",
+		"app/main.tf": "module \"net\" {\n  source = \"" + installtest.Network + "?ref=v1.1.0\"\n}\n",
+	}, nil, false)
+	res, err := install.LockModule(context.Background(), install.LockModuleOptions{Call: "app.net", Address: installtest.Network + "?ref=v1.1.0", Source: w.Source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Module("app.net") == nil {
+		t.Fatal("Init locked no app.net")
+	}
+	sameLock(t, "nested call", res.Lock, want)
+}
