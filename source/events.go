@@ -148,6 +148,6 @@ func EmitContext(ctx context.Context, h Events, e Event) {
 	}
 	Emit(h, e)
 	if ch, ok := ctx.Value(eventsKey{}).(Events); ok {
-		ch.Event(e)
+		Emit(ch, e) // through Emit, as every handler is given an event
 	}
 }
