@@ -9,38 +9,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-)
 
-// conformanceDir returns the shared conformance data: the "shared"
-// directory beside the repository root (the directory holding go.mod).
-func conformanceDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "conformance")
-	if _, err := os.Stat(c); err != nil {
-		t.Fatalf("conformance data: %v", err)
-	}
-	return c
-}
+	"github.com/tflock/tflock/internal/testdir"
+)
 
 // TestHashVectors checks every row of HASH-VECTORS.tsv: h1 of package
 // directories and zips, and zh of zips, as computed by x/mod dirhash and
 // asserted by OpenTofu's tests.
 func TestHashVectors(t *testing.T) {
-	base := filepath.Join(conformanceDir(t), "opentofu")
+	base := testdir.OpenTofu(t)
 	f, err := os.Open(filepath.Join(base, "HASH-VECTORS.tsv"))
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +83,7 @@ var hashLiteral = regexp.MustCompile(`"([a-z0-9]+:[^"\s]*)"`)
 // and that the h1 recorded by tofu's own "providers lock" output is the h1
 // of the mirrored package directory it locked.
 func TestLockFileHashes(t *testing.T) {
-	c := conformanceDir(t)
+	c := testdir.Conformance(t)
 	files, err := filepath.Glob(filepath.Join(c, "lockfiles", "*.hcl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no lock files: %v", err)

@@ -37,7 +37,7 @@ type dirFile struct {
 // H1Dir returns the h1 hash of the files in dir. Regular files count;
 // symbolic links count as the regular file they point to, which must lie
 // inside dir (else [ErrSymlinkOutside]); links to directories and other file
-// types are [ErrUnsupported]. With o.Module, VCS metadata is left out.
+// types are [ErrUnsupported]. With o.Module, VCS metadata ([IsVCSMetadata]) is left out.
 func (o Options) H1Dir(ctx context.Context, dir string) (Hash, error) {
 	files, err := o.walkDir(dir)
 	if err != nil {
@@ -70,7 +70,7 @@ func (o Options) H1FS(ctx context.Context, fsys fs.FS) (Hash, error) {
 		if name == "." {
 			return nil
 		}
-		if o.Module && vcsDirs[d.Name()] {
+		if o.Module && isVCSName(d.Name()) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -174,7 +174,7 @@ func (o Options) walkDir(dir string) ([]dirFile, error) {
 			return &PackageError{Path: dir, Entry: name, Err: err}
 		}
 		for _, d := range entries {
-			if o.Module && vcsDirs[d.Name()] {
+			if o.Module && isVCSName(d.Name()) {
 				continue
 			}
 			osPath := osDir + string(filepath.Separator) + d.Name()

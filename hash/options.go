@@ -2,6 +2,7 @@ package hash
 
 import (
 	"runtime"
+	"strings"
 )
 
 // Default limits used when the corresponding [Options] field is zero.
@@ -26,9 +27,10 @@ const (
 // Options configures hashing. The zero value is ready to use: it hashes
 // provider packages with the default limits on all cores.
 type Options struct {
-	// Module makes the hash that of a module package: files under a
-	// directory or file named ".git", ".hg", ".svn" or ".bzr" (at any depth)
-	// are left out. Default false: every file counts.
+	// Module makes the hash that of a module package: files under
+	// version-control metadata, as [IsVCSMetadata] defines it (a directory
+	// or file named ".git", ".hg", ".svn" or ".bzr" at any depth), are left
+	// out. Default false, the provider rule: every file counts.
 	Module bool
 	// MaxSize limits the total uncompressed size of an archive's files, in
 	// bytes. If 0, DefaultMaxSize (8 GiB) is used; if negative, no limit.
@@ -82,14 +84,26 @@ func (o Options) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// vcsDirs are the version-control metadata names left out of module hashes.
-var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": true}
+// vcsNames are the names of version-control metadata: git's directory (or,
+// in a submodule or worktree, file), Mercurial's, Subversion's and Bazaar's.
+var vcsNames = [...]string{".git", ".hg", ".svn", ".bzr"}
 
-// skipModule reports whether the slash-separated name lies under VCS metadata.
-func skipModule(name string) bool {
+// IsVCSMetadata reports whether the slash-separated relative path name lies
+// under version-control metadata: whether one of its elements is ".git",
+// ".hg", ".svn" or ".bzr". Letter case does not matter, nor do trailing dots
+// and spaces, because a case-insensitive file system (macOS, Windows) or
+// Windows' name rules make ".GIT" or ".git." the same directory as ".git".
+//
+// This is the one rule for what a module package excludes: the h1: of a
+// module package ([Options.Module]) leaves such files out, and every source
+// that installs a module package leaves them out of the installed tree, so
+// that what is installed is exactly what the hash covers. A publisher's
+// ".git/config" could otherwise run code (core.fsmonitor) when the user runs
+// git in the module's directory. Provider packages exclude nothing.
+func IsVCSMetadata(name string) bool {
 	for {
-		elem, rest, found := cut(name)
-		if vcsDirs[elem] {
+		elem, rest, found := strings.Cut(name, "/")
+		if isVCSName(elem) {
 			return true
 		}
 		if !found {
@@ -99,11 +113,13 @@ func skipModule(name string) bool {
 	}
 }
 
-func cut(s string) (before, after string, found bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return s[:i], s[i+1:], true
+// isVCSName reports whether one path element names VCS metadata.
+func isVCSName(elem string) bool {
+	elem = strings.TrimRight(elem, ". ")
+	for _, n := range vcsNames {
+		if strings.EqualFold(elem, n) {
+			return true
 		}
 	}
-	return s, "", false
+	return false
 }

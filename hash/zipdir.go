@@ -196,7 +196,7 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 		if total > o.maxSize() || total < 0 {
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: total uncompressed size above %d bytes", ErrLimit, o.maxSize())}
 		}
-		e.skipped = e.isDir || o.Module && skipModule(e.name)
+		e.skipped = e.isDir || o.Module && IsVCSMetadata(e.name)
 		entries = append(entries, e)
 	}
 	// A central directory record right after the declared ones: the

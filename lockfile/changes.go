@@ -1,6 +1,7 @@
 package lockfile
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,15 +24,22 @@ const (
 	Upgraded
 	// Downgraded: the new version is lower.
 	Downgraded
-	// Repinned: a module's source, commit or digest changed with its
-	// version unchanged (for example a moved git tag), or the module
-	// gained or lost its version.
+	// Repinned: a module's source, ref, tag, commit or digest changed
+	// with its version unchanged (an edited "ref" argument, a branch that
+	// moved on, a moved git tag), or the module gained or lost its
+	// version.
 	Repinned
 	// ConstraintsChanged: the version and pin are unchanged but the
 	// recorded constraints differ.
 	ConstraintsChanged
 	// HashesChanged: only the hash set differs.
 	HashesChanged
+	// Rerecorded: a module lock the old file lacked, recorded again for
+	// the version (or commit) that was installed already, as
+	// .terraform/modules/modules.json says: the selection was kept, not
+	// made. [Changes] never reports it; an installer that kept the
+	// installed selection sets it in place of Added.
+	Rerecorded
 )
 
 // String returns the kind as a lower-case word, such as "upgraded".
@@ -51,6 +59,8 @@ func (k ChangeKind) String() string {
 		return "constraints changed"
 	case HashesChanged:
 		return "hashes changed"
+	case Rerecorded:
+		return "re-recorded"
 	}
 	return fmt.Sprintf("ChangeKind(%d)", int(k))
 }
@@ -75,8 +85,46 @@ type Change struct {
 	// OldConstraints and NewConstraints are the recorded constraint
 	// strings before and after ("" for none).
 	OldConstraints, NewConstraints string
+	// OldPin and NewPin are, for a module, what identifies its package
+	// beside the version, before and after; the zero value where there is
+	// no lock, and always for a provider.
+	OldPin, NewPin ModulePin
 	// AddedHashes and RemovedHashes are the hash set difference, sorted.
 	AddedHashes, RemovedHashes []hash.Hash
+}
+
+// ModulePin is what a module lock records of its package beside the
+// version and constraints: the fields of [ModuleLock] of the same names.
+type ModulePin struct {
+	Source string
+	Ref    string
+	Tag    string
+	Commit string
+	Digest string
+}
+
+// Pin returns the lock's source, ref, tag, commit and digest.
+func (m *ModuleLock) Pin() ModulePin {
+	return ModulePin{Source: m.Source, Ref: m.Ref, Tag: m.Tag, Commit: m.Commit, Digest: m.Digest}
+}
+
+// diff describes what differs between two pins, in the order source, ref,
+// tag, commit, digest: "ref v1.0.0 -> v1.1.0, commit 0123... -> 4567...",
+// with "(none)" for an empty value; "" when they are equal.
+func (o ModulePin) diff(n ModulePin) string {
+	var parts []string
+	for _, f := range []struct{ name, o, n string }{
+		{"source", o.Source, n.Source},
+		{"ref", o.Ref, n.Ref},
+		{"tag", o.Tag, n.Tag},
+		{"commit", o.Commit, n.Commit},
+		{"digest", o.Digest, n.Digest},
+	} {
+		if f.o != f.n {
+			parts = append(parts, fmt.Sprintf("%s %s -> %s", f.name, cmp.Or(f.o, "(none)"), cmp.Or(f.n, "(none)")))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Subject names what changed: the fully-qualified provider address, as the
@@ -93,7 +141,9 @@ func (c Change) Subject() string {
 
 // String describes the change in one line, such as
 // "registry.opentofu.org/hashicorp/aws: upgraded 5.0.0 to 5.1.0 (2 hashes
-// added, 2 removed)". The hash counts are left out for an added or removed
+// added, 2 removed)" or `module "net": repinned: ref v1.0.0 -> v1.1.0,
+// commit 0123... -> 4567... (1 hash added, 1 removed)`. A repinned module
+// names each part of its pin that changed. The hash counts are left out for an added or removed
 // lock, and a count of zero is not written.
 func (c Change) String() string {
 	var b strings.Builder
@@ -102,15 +152,31 @@ func (c Change) String() string {
 	switch c.Kind {
 	case Added:
 		fmt.Fprintf(&b, "added %s", orNone(c.NewVersion))
+	case Rerecorded:
+		b.WriteString("re-recorded")
+		if !c.NewVersion.IsZero() {
+			fmt.Fprintf(&b, " %s", c.NewVersion)
+		}
+		if c.NewPin.Commit != "" {
+			fmt.Fprintf(&b, " at commit %s", c.NewPin.Commit)
+		}
+		b.WriteString(", as installed")
+		return b.String()
 	case Removed:
 		fmt.Fprintf(&b, "removed %s", orNone(c.OldVersion))
 	case Upgraded, Downgraded:
 		fmt.Fprintf(&b, "%s %s to %s", c.Kind, orNone(c.OldVersion), orNone(c.NewVersion))
 	case Repinned:
-		if c.OldVersion != c.NewVersion {
+		switch {
+		case c.OldVersion != c.NewVersion:
 			fmt.Fprintf(&b, "repinned from %s to %s", orNone(c.OldVersion), orNone(c.NewVersion))
-		} else {
-			fmt.Fprintf(&b, "repinned at %s", orNone(c.NewVersion))
+		case c.NewVersion.IsZero():
+			b.WriteString("repinned")
+		default:
+			fmt.Fprintf(&b, "repinned at %s", c.NewVersion)
+		}
+		if d := c.OldPin.diff(c.NewPin); d != "" {
+			b.WriteString(": " + d)
 		}
 	case ConstraintsChanged:
 		fmt.Fprintf(&b, "constraints changed from %q to %q", c.OldConstraints, c.NewConstraints)
@@ -178,7 +244,7 @@ type lockState struct {
 	version     versions.Version
 	constraints string
 	hashes      []hash.Hash
-	pin         [3]string // a module's source, commit and digest
+	pin         ModulePin // a module's
 }
 
 func providerState(p *ProviderLock) *lockState {
@@ -192,7 +258,7 @@ func moduleState(m *ModuleLock) *lockState {
 	if m == nil {
 		return nil
 	}
-	return &lockState{version: m.Version, constraints: canonicalConstraints(m.Constraints, versions.ParseModuleConstraints), hashes: m.Hashes, pin: [3]string{m.Source, m.Commit, m.Digest}}
+	return &lockState{version: m.Version, constraints: canonicalConstraints(m.Constraints, versions.ParseModuleConstraints), hashes: m.Hashes, pin: m.Pin()}
 }
 
 // diffLock fills in c for a lock that is in the old file (o), the new
@@ -200,11 +266,12 @@ func moduleState(m *ModuleLock) *lockState {
 func diffLock(c Change, o, n *lockState) (Change, bool) {
 	switch {
 	case o == nil:
-		c.Kind, c.NewVersion, c.NewConstraints, c.AddedHashes = Added, n.version, n.constraints, normalizeHashes(slices.Clone(n.hashes))
+		c.Kind, c.NewVersion, c.NewConstraints, c.NewPin, c.AddedHashes = Added, n.version, n.constraints, n.pin, normalizeHashes(slices.Clone(n.hashes))
 	case n == nil:
-		c.Kind, c.OldVersion, c.OldConstraints, c.RemovedHashes = Removed, o.version, o.constraints, normalizeHashes(slices.Clone(o.hashes))
+		c.Kind, c.OldVersion, c.OldConstraints, c.OldPin, c.RemovedHashes = Removed, o.version, o.constraints, o.pin, normalizeHashes(slices.Clone(o.hashes))
 	default:
 		c.OldVersion, c.NewVersion = o.version, n.version
+		c.OldPin, c.NewPin = o.pin, n.pin
 		c.OldConstraints, c.NewConstraints = o.constraints, n.constraints
 		c.AddedHashes, c.RemovedHashes = hashDiff(o.hashes, n.hashes)
 		c.Kind = kindOf(o.version, n.version, o.pin != n.pin, o.constraints != n.constraints, len(c.AddedHashes)+len(c.RemovedHashes) > 0)

@@ -12,37 +12,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
-)
 
-// conformanceDir returns the shared conformance data directory, a sibling
-// of the repository root. CI always has it, so a missing directory fails.
-func conformanceDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "conformance")
-	if _, err := os.Stat(c); err != nil {
-		t.Fatalf("conformance data missing: %v", err)
-	}
-	return c
-}
+	"github.com/tflock/tflock/internal/testdir"
+)
 
 // TestConformanceLockfiles parses every real lock file and writes it back:
 // the bytes must be identical, or equal to NNN.want.hcl where given.
 func TestConformanceLockfiles(t *testing.T) {
-	dir := filepath.Join(conformanceDir(t), "lockfiles")
+	dir := testdir.Conformance(t, "lockfiles")
 	files, err := filepath.Glob(filepath.Join(dir, "*.terraform.lock.hcl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no lock files in %s (%v)", dir, err)
@@ -130,7 +107,7 @@ func malformedHashLines(src []byte) []int {
 // writer replaces everything before the first block with its header and a
 // blank line, and keeps the (already canonical) blocks.
 func TestConformanceOpenTofuLockFiles(t *testing.T) {
-	root := filepath.Join(conformanceDir(t), "opentofu")
+	root := testdir.OpenTofu(t)
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".terraform.lock.hcl") {
@@ -232,7 +209,7 @@ func diagsOf(err error, f *File) hcl.Diagnostics {
 // (summary and source range), where tofu's two diagnostics for one bad
 // version are one here.
 func TestOpenTofuFixtures(t *testing.T) {
-	conf := conformanceDir(t)
+	conf := testdir.Conformance(t)
 	dir := filepath.Join(conf, "opentofu", "internal", "depsfile", "testdata", "locks-files")
 	tsv, err := os.ReadFile(filepath.Join(conf, "opentofu", "derived", "locks-files.tofu-diagnostics.tsv"))
 	if err != nil {

@@ -11,12 +11,9 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 )
-
-// defaultRegistryHost is the host OpenTofu assumes for a provider address
-// written without one; used only to suggest the canonical form.
-const defaultRegistryHost = "registry.opentofu.org"
 
 // decodeProvider decodes one provider block, or returns nil if its address
 // is unusable. Faults in its arguments are reported and the lock is still
@@ -70,23 +67,19 @@ func parseLockedProvider(raw string) (tfaddr.Provider, *hcl.Diagnostic) {
 	if len(parts) == 3 && parts[1] == tfaddr.LegacyProviderNamespace {
 		return invalid(fmt.Sprintf("Provider source address %s is a special provider that is not eligible for dependency locking. Remove this block and lock the provider under its real namespace.", raw))
 	}
-	addr, err := tfaddr.ParseProviderSource(raw)
+	// The one provider-address parser, with OpenTofu's default host: an
+	// address without a host is refused below with its canonical form.
+	addr, err := provaddr.Parse(raw, "")
 	if err != nil {
 		return invalid(`The provider source address for a provider lock must be a valid, fully-qualified address of the form "hostname/namespace/type".`)
+	}
+	if addr.Namespace == tfaddr.LegacyProviderNamespace {
+		return invalid(fmt.Sprintf("Provider source address %s is a special provider that is not eligible for dependency locking. Remove this block and lock the provider under its real namespace.", provaddr.String(addr)))
 	}
 	if addr.IsBuiltIn() {
 		return invalid(fmt.Sprintf("Cannot lock a version for built-in provider %s. Built-in providers are bundled inside OpenTofu itself, so you can't select a version for them independently of the OpenTofu release you are currently running. Remove this block.", addr))
 	}
-	var canon string
-	switch len(parts) {
-	case 1:
-		canon = defaultRegistryHost + "/hashicorp/" + addr.Type
-	case 2:
-		canon = defaultRegistryHost + "/" + addr.Namespace + "/" + addr.Type
-	default:
-		canon = addr.String()
-	}
-	if canon != raw {
+	if canon := provaddr.String(addr); canon != raw {
 		return tfaddr.Provider{}, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Non-normalized provider source address",
@@ -246,6 +239,8 @@ func (d *decoder) decodeHashes(expr hcl.Expression, what, kind string) []hash.Ha
 var (
 	commitRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	digestRe = regexp.MustCompile(`^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$`)
+	// ociTagRe is the OCI distribution specification's tag grammar.
+	ociTagRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 )
 
 // decodeModule decodes one module block, or returns nil if its call path
@@ -264,6 +259,7 @@ func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
 	m := &ModuleLock{Path: path}
 	what := fmt.Sprintf("module call %q", path)
 	var haveSource bool
+	var refExpr, tagExpr hcl.Expression
 	for _, it := range sortedItems(block.Body) {
 		if it.block != nil {
 			d.unknownBlock(it.block, `Blocks of type %q are not expected in a module lock block.`, &m.Unknown)
@@ -276,6 +272,13 @@ func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
 		case "source":
 			haveSource = true
 			m.Source = d.decodeSource(attr.Expr, what)
+		case "ref":
+			refExpr = attr.Expr
+			m.Ref = d.decodeRef(attr.Expr, what)
+		case "tag":
+			tagExpr = attr.Expr
+			m.Tag = d.decodePattern(attr.Expr, ociTagRe, "Invalid module tag",
+				"The tag of %s must be an OCI tag as written in the module source's \"tag\" argument: a letter, digit or underscore, then up to 127 letters, digits, underscores, dots and dashes, not %q.", what)
 		case "constraints":
 			m.Constraints = d.decodeConstraints(attr.Expr, what, "module", versions.ParseModuleConstraints)
 		case "hashes":
@@ -293,7 +296,83 @@ func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
 	if !haveSource {
 		d.add(missingArgument(block.Body, "source"))
 	}
+	d.checkPinned(m, what, refExpr, tagExpr)
 	return m
+}
+
+// checkPinned reports the combinations of a module lock's "ref" and "tag"
+// with its other arguments that no module call can produce: a git ref
+// beside an OCI tag, on an OCI source, or with a version; an OCI tag on
+// another source, or with a version.
+func (d *decoder) checkPinned(m *ModuleLock, what string, refExpr, tagExpr hcl.Expression) {
+	oci := strings.HasPrefix(m.Source, "oci://")
+	var summary, detail string
+	var subject hcl.Expression
+	switch {
+	case m.Ref != "" && m.Tag != "":
+		summary, subject = "Invalid module tag", tagExpr
+		detail = fmt.Sprintf("The lock of %s records both a git ref and an OCI tag; a module source has at most one of them.", what)
+	case m.Ref != "" && oci:
+		summary, subject = "Invalid module ref", refExpr
+		detail = fmt.Sprintf("The lock of %s records a git ref for an OCI source; an OCI source is pinned by \"tag\" or \"digest\".", what)
+	case m.Tag != "" && !oci && m.Source != "":
+		summary, subject = "Invalid module tag", tagExpr
+		detail = fmt.Sprintf("The lock of %s records an OCI tag for a source that is not an OCI repository (oci://...).", what)
+	case m.Ref != "" && (!m.Version.IsZero() || m.Constraints != ""):
+		summary, subject = "Invalid module ref", refExpr
+		detail = fmt.Sprintf("The lock of %s records a git ref and a version: a call pinned by the \"ref\" argument of its source has no version constraint.", what)
+	case m.Tag != "" && (!m.Version.IsZero() || m.Constraints != ""):
+		summary, subject = "Invalid module tag", tagExpr
+		detail = fmt.Sprintf("The lock of %s records an OCI tag and a version: a call pinned by the \"tag\" argument of its source has no version constraint.", what)
+	default:
+		return
+	}
+	d.add(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: subject.Range().Ptr()})
+}
+
+// decodeRef decodes a module lock's git ref: a name git accepts for a
+// branch or tag ("main", "v1.2.0", "refs/tags/v1") or a commit id.
+func (d *decoder) decodeRef(expr hcl.Expression, what string) string {
+	raw, null, ok := d.decodeString(expr)
+	if !ok {
+		return ""
+	}
+	reason := "it is null"
+	if !null {
+		if reason = badRef(raw); reason == "" {
+			return raw
+		}
+	}
+	d.add(&hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid module ref",
+		Detail:   fmt.Sprintf("The ref of %s must be the \"ref\" argument of its git source as written, a branch, tag or commit name; %q is not one: %s.", what, raw, reason),
+		Subject:  expr.Range().Ptr(),
+	})
+	return ""
+}
+
+// badRef says why s is not a git ref name (the rules of "git
+// check-ref-format" for a branch or tag), or returns "".
+func badRef(s string) string {
+	switch {
+	case s == "":
+		return "it is empty"
+	case strings.HasPrefix(s, "-"), strings.HasPrefix(s, "/"):
+		return "it starts with \"" + s[:1] + "\""
+	case strings.HasSuffix(s, "/"), strings.HasSuffix(s, "."), strings.HasSuffix(s, ".lock"):
+		return "it ends with \"/\", \".\" or \".lock\""
+	case strings.Contains(s, ".."), strings.Contains(s, "//"), strings.Contains(s, "@{"), strings.Contains(s, "/."):
+		return "it contains \"..\", \"//\", \"/.\" or \"@{\""
+	case s == "@":
+		return "it is \"@\""
+	}
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f || c == ' ' || strings.ContainsRune("~^:?*[\\", c) {
+			return fmt.Sprintf("it contains %q", c)
+		}
+	}
+	return ""
 }
 
 // checkCallPath returns why path is not a module call path, or "".

@@ -9,11 +9,13 @@
 //
 //	file     = { provider | module } .
 //	provider = "provider" ADDRESS "{" version [ constraints ] [ hashes ] "}" .
-//	module   = "module" CALLPATH "{" [ version ] source [ constraints ]
-//	           [ commit ] [ digest ] [ hashes ] "}" .
+//	module   = "module" CALLPATH "{" [ version ] source [ ref | tag ]
+//	           [ constraints ] [ commit ] [ digest ] [ hashes ] "}" .
 //	version     = "version" "=" STRING .   // canonical semver: "1.2.3", "1.0.0-beta.1"
 //	constraints = "constraints" "=" STRING .
 //	source      = "source" "=" STRING .
+//	ref         = "ref" "=" STRING .       // git "ref" argument as written: "v1.2.0", "main"
+//	tag         = "tag" "=" STRING .       // OCI "tag" argument as written: "1.2.0", "stable"
 //	commit      = "commit" "=" STRING .    // 40 lower-case hex digits
 //	digest      = "digest" "=" STRING .    // "sha256:" and 64 lower-case hex digits (or sha512)
 //	hashes      = "hashes" "=" "[" STRING { "," STRING } [ "," ] "]" .
@@ -28,6 +30,33 @@
 // spelled out; git URL without ref; OCI repository without tag or digest;
 // "//subdir" kept); local paths are never locked. Every value is a quoted
 // string literal.
+//
+// # What a module lock records of its call
+//
+// A module source can pin its package itself: a git source by its "ref"
+// argument (a tag, a branch or a commit), an OCI source by its "tag" or
+// "digest" argument. The lock records that pin as the configuration
+// writes it, so that an edited source is a changed requirement and never
+// matches the old lock:
+//
+//   - "ref" is the git source's "ref" argument, character for character;
+//     absent when the source has none (the repository's default branch).
+//     It must be a name git accepts for a branch or tag (the rules of "git
+//     check-ref-format"), or a commit id.
+//   - "tag" is the OCI source's "tag" argument; absent when the source
+//     has none (a digest, a version constraint, or the implied "latest").
+//     It follows the OCI tag grammar.
+//   - an OCI source's "digest" argument is not repeated: the lock's
+//     "digest" must equal it.
+//
+// A lock with "ref" or "tag" has no "version" or "constraints" (a pinned
+// call has no version constraint); "ref" goes with a git source only and
+// "tag" with an OCI source (oci://...) only. "commit" (git) and "digest"
+// (OCI) record what the pin resolved to when the lock was made. A call
+// whose ref, tag or digest differs from its lock's is resolved again, or
+// refused in read-only mode; a branch, the default branch or the implied
+// "latest" installs the recorded commit or digest until an upgrade moves
+// it.
 //
 // Provider constraints use OpenTofu's provider dialect and module
 // constraints its module dialect ([versions.ParseConstraints],
@@ -51,8 +80,9 @@
 //     them), with the summaries "Invalid module call path", "Duplicate
 //     module lock", "Invalid module version number", "Invalid module
 //     version constraints", "Invalid module source address", "Invalid
-//     module commit", "Invalid module digest", "Invalid module hash set"
-//     and "Invalid module hash string";
+//     module ref", "Invalid module tag", "Invalid module commit", "Invalid
+//     module digest", "Invalid module hash set" and "Invalid module hash
+//     string";
 //   - malformed "h1:" and "zh:" values are rejected (OpenTofu accepts any
 //     "scheme:value");
 //   - one fault gives one diagnostic (OpenTofu reports a bad version twice),
@@ -86,8 +116,9 @@
 //     any), in that order, "=" aligned across consecutive single-line
 //     arguments, the hash list one hash per line with a trailing comma;
 //  3. for each module, sorted by call path: a blank line, then the block
-//     with version (if any), source, constraints (if any), commit (if any),
-//     digest (if any), hashes (if any), laid out as for providers;
+//     with version (if any), source, ref (if any), tag (if any),
+//     constraints (if any), commit (if any), digest (if any), hashes (if
+//     any), laid out as for providers;
 //  4. kept unknown items, blocks preceded by a blank line;
 //
 // with LF line endings and a final newline. For a file holding providers

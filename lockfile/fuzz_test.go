@@ -17,6 +17,7 @@ import (
 // nothing panics, including Patch on the input.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte(`provider "registry.opentofu.org/hashicorp/null" { version = "1.0.0" }`))
+	f.Add([]byte("module \"a\" {\n  source = \"git::https://h/a.git\"\n  ref = \"main\"\n}\nmodule \"b\" {\n  source = \"oci://h/b\"\n  tag = \"1.0.0\"\n}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, opts := range []ParseOptions{{}, {Lenient: true}} {
 			lf, err := opts.Parse(src, "fuzz.hcl")
@@ -96,12 +97,21 @@ func editEverything(f *File) {
 			first = false
 			continue
 		}
+		// A versioned module has no ref or tag; one that loses its
+		// version gains one, as a call pinned by its source.
 		if m.Version.IsZero() {
 			m.Version = versions.MustParse("2.0.0")
+			m.Ref, m.Tag = "", ""
 		} else {
 			m.Version = versions.Version{}
+			switch {
+			case strings.HasPrefix(m.Source, "oci://"):
+				m.Tag = "edited"
+			case strings.HasPrefix(m.Source, "git::"):
+				m.Ref = "edited"
+			}
 		}
-		if m.Constraints == "" {
+		if m.Constraints == "" && !m.Version.IsZero() {
 			m.Constraints = ">= 1.0.0"
 		} else {
 			m.Constraints = ""

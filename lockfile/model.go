@@ -60,6 +60,18 @@ type ModuleLock struct {
 	// Version is the exact version selected; the zero Version for a module
 	// pinned only by a git ref or an OCI digest.
 	Version versions.Version
+	// Ref is the "ref" argument of the call's git source exactly as the
+	// configuration writes it (a branch, a tag or a commit), or "" when the
+	// source has none. It is part of what the call asks for: a call whose
+	// source names another ref is a changed requirement, which this lock
+	// does not satisfy.
+	Ref string
+	// Tag is the "tag" argument of the call's OCI source exactly as the
+	// configuration writes it, or "" when the source has none (it selects
+	// a digest, a version constraint or the implied "latest"). Like Ref, it
+	// is part of what the call asks for. A call pinned by "digest" is
+	// satisfied only by a lock whose Digest is that digest.
+	Tag string
 	// Constraints is the module-dialect version constraint string in
 	// normalized form, or "" for none.
 	Constraints string

@@ -12,6 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 )
 
@@ -115,7 +116,10 @@ func Patch(src []byte, filename string, f *File) ([]byte, error) {
 			continue
 		}
 		pos, before := insertAt(provs, func(a, b string) bool {
-			return compareProviders(tfaddr.MustParseProviderSource(a), tfaddr.MustParseProviderSource(b)) < 0
+			// Both are the String of a parsed address, so they parse.
+			pa, _ := provaddr.Parse(a, "")
+			pb, _ := provaddr.Parse(b, "")
+			return compareProviders(pa, pb) < 0
 		}, lock.Addr.String(), func() (int, bool) {
 			if len(mods) > 0 {
 				return mods[0].start, true
@@ -395,6 +399,8 @@ func (p *patcher) patchModule(blk *hclsyntax.Block, lock *ModuleLock) {
 	}
 	p.setString(blk, "version", v, nil)
 	p.setString(blk, "source", lock.Source, nil)
+	p.setString(blk, "ref", lock.Ref, nil)
+	p.setString(blk, "tag", lock.Tag, nil)
 	p.setString(blk, "constraints", canonicalConstraints(lock.Constraints, versions.ParseModuleConstraints), func(have string) bool {
 		return canonicalConstraints(have, versions.ParseModuleConstraints) == canonicalConstraints(lock.Constraints, versions.ParseModuleConstraints)
 	})

@@ -75,15 +75,21 @@ func writeProvider(parent *hclwrite.Body, p *ProviderLock) {
 	}
 }
 
-// writeModule writes a module block: version (if any), source,
-// constraints (if any), commit (if any), digest (if any), hashes (if any),
-// then kept unknown items.
+// writeModule writes a module block: version (if any), source, ref (if
+// any), tag (if any), constraints (if any), commit (if any), digest (if
+// any), hashes (if any), then kept unknown items.
 func writeModule(parent *hclwrite.Body, m *ModuleLock) {
 	body := parent.AppendNewBlock("module", []string{m.Path}).Body()
 	if !m.Version.IsZero() {
 		body.SetAttributeValue("version", cty.StringVal(m.Version.String()))
 	}
 	body.SetAttributeValue("source", cty.StringVal(m.Source))
+	if m.Ref != "" {
+		body.SetAttributeValue("ref", cty.StringVal(m.Ref))
+	}
+	if m.Tag != "" {
+		body.SetAttributeValue("tag", cty.StringVal(m.Tag))
+	}
 	if c := canonicalConstraints(m.Constraints, versions.ParseModuleConstraints); c != "" {
 		body.SetAttributeValue("constraints", cty.StringVal(c))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -518,21 +519,16 @@ func aliasName(t hcl.Traversal) (string, bool) {
 // ParseProviderSource parses a provider source address. An address without
 // a host name ("hashicorp/aws", or a bare type "aws", which means
 // "hashicorp/aws") is on defaultHost, never on the address library's own
-// default host. Legacy addresses ("-/aws") are rejected.
+// default host. It is tflock's one provider-address parser (the same as
+// address.ParseProviderSource and the lock file's), except that legacy
+// addresses ("-/aws"), which OpenTofu refuses when it installs, are
+// rejected here.
 func ParseProviderSource(s, defaultHost string) (tfaddr.Provider, error) {
-	host := cmp.Or(defaultHost, DefaultRegistryHost)
-	full := s
-	switch strings.Count(s, "/") {
-	case 0:
-		full = host + "/hashicorp/" + s
-	case 1:
-		full = host + "/" + s
-	}
-	p, err := tfaddr.ParseProviderSource(full)
+	p, err := provaddr.Parse(s, cmp.Or(defaultHost, DefaultRegistryHost))
 	if err != nil {
 		return tfaddr.Provider{}, err
 	}
-	if p.Namespace == tfaddr.LegacyProviderNamespace || p.Namespace == tfaddr.UnknownProviderNamespace {
+	if p.Namespace == tfaddr.LegacyProviderNamespace {
 		return tfaddr.Provider{}, fmt.Errorf("legacy provider address %q: give a namespace, such as \"hashicorp/%s\"", s, p.Type)
 	}
 	return p, nil
@@ -653,7 +649,7 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		return
 	}
 	if rem, ok := mc.Address.(address.Remote); ok && mc.HasVersion && rem.Kind != address.KindGit && rem.Kind != address.KindOCI {
-		r.errorf(mc.VersionRange, "Invalid version argument", "Cannot apply a version constraint to module %q because its source %q is neither a module registry, a git repository nor an OCI registry, which are the sources with versions: remove the version argument, or pin the package in its source address.", name, mc.Source)
+		r.errorf(mc.VersionRange, "Invalid version argument", "Cannot apply a version constraint to module %q because its source %q is neither a module registry, a git repository nor an OCI registry, which are the sources with versions: remove the version argument, or pin the package in its source address.", name, address.Redact(mc.Source))
 		return
 	}
 	if a, ok := c.Attributes["providers"]; ok {

@@ -44,13 +44,18 @@
 //     now forbids the locked version. As in OpenTofu, version 0.0.0 is
 //     never picked, kept or carried over, even without a constraint;
 //   - for a module call, the newest version its constraint allows, or the
-//     locked one; with Options.UnifyModules, one version per module source.
+//     locked one when the call's lock entry still applies to it
+//     ([ModuleLockApplies]: same source, same ref or tag as written);
+//     with Options.UnifyModules, one version per module source.
 //     A pick from the list carries the origin's name for the version
 //     ([ModulePick].Tag: the git or OCI tag) and, unless it keeps the
 //     locked version, the commit or digest the lister reported
 //     (Package.Pin), so that the fetcher checks it;
 //   - nothing for built-in providers, dev overrides, unmanaged providers
-//     and modules pinned by their source address. The only built-in
+//     and modules pinned by their source address (a git ref, an OCI tag or
+//     digest) or, for git and OCI, without a constraint. This is decided
+//     per call ([ModuleCallListed]): a pinned call beside a constrained
+//     call of the same repository stays pinned. The only built-in
 //     provider is terraform.io/builtin/terraform; any other built-in name
 //     is an [*UnknownBuiltinError].
 //

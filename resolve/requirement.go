@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -14,7 +15,7 @@ import (
 // DefaultRegistryHost is the registry host that provider source addresses
 // and module registry addresses without a host name refer to, unless an
 // option says otherwise. It is OpenTofu's default.
-const DefaultRegistryHost = "registry.opentofu.org"
+const DefaultRegistryHost = provaddr.DefaultRegistryHost
 
 // A Requirement is one demand on one package: a version constraint, and
 // where it was stated.
@@ -34,7 +35,8 @@ type Requirement struct {
 	Call string
 	// LockSource is, for a module requirement, the source the lock file
 	// records: the package address with its "//subdir" and without
-	// download options. Empty means Package's Source.
+	// download options. Empty means Package's Source without credentials
+	// (address.StripCredentials): a lock file never holds one.
 	LockSource string
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 // Options tunes [Resolve]. The zero value resolves from scratch: no lock
@@ -146,6 +147,10 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	}
 	var errs []error
 	calls := map[string]source.ModulePackage{}
+	// Whether a call is resolved from the listed versions is decided per
+	// call: two calls of one repository, one constrained and one pinned by
+	// its source, each get their own pick.
+	listedCalls := map[string]bool{}
 	listedSources := map[string]bool{}
 	for call, rs := range modReqs {
 		pkg := rs[0].Package.(source.ModulePackage)
@@ -155,7 +160,11 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 			}
 		}
 		calls[call] = pkg
-		if moduleNeedsListing(pkg, rs) && !listedSources[pkg.Source] {
+		if !ModuleCallListed(rs) {
+			continue
+		}
+		listedCalls[call] = true
+		if !listedSources[pkg.Source] {
 			listedSources[pkg.Source] = true
 			toList = append(toList, source.ModulePackage{Source: pkg.Source})
 		}
@@ -224,8 +233,8 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	unified := map[string]*unifiedPick{}
 	for _, call := range callNames {
 		pkg, rs := calls[call], modReqs[call]
-		pick := ModulePick{Call: call, Package: pkg, LockSource: cmp.Or(rs[0].LockSource, pkg.Source), Requirements: rs, Constraints: intersect(rs)}
-		if !listedSources[pkg.Source] {
+		pick := ModulePick{Call: call, Package: pkg, LockSource: cmp.Or(rs[0].LockSource, address.StripCredentials(pkg.Source)), Requirements: rs, Constraints: intersect(rs)}
+		if !listedCalls[call] {
 			pick.Reason = Pinned
 			sel.Modules = append(sel.Modules, pick)
 			continue
@@ -238,7 +247,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 		if opts.UnifyModules {
 			u := unified[pkg.Source]
 			if u == nil {
-				u = unifyModule(pkg.Source, callNames, calls, modReqs, l, lock, opts)
+				u = unifyModule(pkg.Source, callNames, calls, listedCalls, modReqs, l, lock, opts)
 				unified[pkg.Source] = u
 				if u.err != nil {
 					errs = append(errs, u.err)
@@ -251,10 +260,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 			pick.Constraints = u.constraints
 			pick.Requirements = u.reqs
 			pick.Reason = u.reason
-			pick.Locked = lock.modules[call].version
-			if lock.modules[call].source != pick.LockSource {
-				pick.Locked = versions.Version{}
-			}
+			pick.Locked = lock.lockedVersion(call, pkg, pick.LockSource)
 			pick.Available = len(l.versions)
 			l.setListed(&pick)
 			sel.Modules = append(sel.Modules, pick)
@@ -272,11 +278,19 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	return sel, nil
 }
 
-// moduleNeedsListing reports whether a module call has a version to
-// resolve: not pinned by a ref, and either constrained or a registry
-// module (where no constraint means the newest version).
-func moduleNeedsListing(pkg source.ModulePackage, rs []Requirement) bool {
-	if pkg.Ref != "" {
+// ModuleCallListed reports whether [Resolve] picks a version for the
+// module call that rs (the requirements of one call, which name one
+// package) state, from the versions its source lists: the call is not
+// pinned by a ref, tag or digest in its source, and is either constrained
+// or a registry module (where no constraint means the newest version).
+// Other calls pass through with reason [Pinned]. It is decided per call,
+// never per repository.
+func ModuleCallListed(rs []Requirement) bool {
+	if len(rs) == 0 {
+		return false
+	}
+	pkg, ok := rs[0].Package.(source.ModulePackage)
+	if !ok || pkg.Ref != "" {
 		return false
 	}
 	switch ClassifyModuleSource(pkg.Source) {
@@ -511,16 +525,14 @@ func pickModule(pick *ModulePick, l listResult, lock lockView, opts Options) err
 	pick.Available = len(vs)
 	pkg := source.ModulePackage{Source: pick.Package.Source}
 	upgrade := upgradeModule(pick.Call, opts)
-	lm, ok := lock.modules[pick.Call]
-	sameSource := ok && lm.source == pick.LockSource && !lm.version.IsZero()
-	if sameSource {
-		pick.Locked = lm.version
-	}
-	if !upgrade && sameSource && pick.Constraints.Allows(lm.version) {
-		if !slices.Contains(vs, lm.version) {
-			return &LockedUnavailableError{Package: pkg, Call: pick.Call, Locked: lm.version, Available: vs}
+	_, ok := lock.modules[pick.Call]
+	locked := lock.lockedVersion(pick.Call, pick.Package, pick.LockSource)
+	pick.Locked = locked
+	if !upgrade && !locked.IsZero() && pick.Constraints.Allows(locked) {
+		if !slices.Contains(vs, locked) {
+			return &LockedUnavailableError{Package: pkg, Call: pick.Call, Locked: locked, Available: vs}
 		}
-		pick.Package.Version, pick.Reason = lm.version, Locked
+		pick.Package.Version, pick.Reason = locked, Locked
 		l.setListed(pick)
 		return nil
 	}
@@ -559,12 +571,12 @@ type unifiedPick struct {
 }
 
 // unifyModule chooses one version for every listed call of src.
-func unifyModule(src string, callNames []string, calls map[string]source.ModulePackage, modReqs map[string][]Requirement, l listResult, lock lockView, opts Options) *unifiedPick {
+func unifyModule(src string, callNames []string, calls map[string]source.ModulePackage, listedCalls map[string]bool, modReqs map[string][]Requirement, l listResult, lock lockView, opts Options) *unifiedPick {
 	vs := l.versions
 	u := &unifiedPick{}
 	var group []string
 	for _, c := range callNames {
-		if calls[c].Source == src && calls[c].Ref == "" {
+		if calls[c].Source == src && listedCalls[c] {
 			group = append(group, c)
 			u.reqs = append(u.reqs, modReqs[c]...)
 		}
@@ -576,12 +588,12 @@ func unifyModule(src string, callNames []string, calls map[string]source.ModuleP
 	allLocked := true
 	for _, c := range group {
 		upgrade = upgrade || upgradeModule(c, opts)
-		lm, ok := lock.modules[c]
-		if !ok || lm.source != cmp.Or(modReqs[c][0].LockSource, src) || lm.version.IsZero() || (!locked.IsZero() && lm.version != locked) {
+		lv := lock.lockedVersion(c, calls[c], modReqs[c][0].LockSource)
+		if lv.IsZero() || (!locked.IsZero() && lv != locked) {
 			allLocked = false
 			continue
 		}
-		locked = lm.version
+		locked = lv
 	}
 	if !upgrade && allLocked && !locked.IsZero() && u.constraints.Allows(locked) && slices.Contains(vs, locked) {
 		u.version, u.reason = locked, Locked

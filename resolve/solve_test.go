@@ -231,6 +231,9 @@ func parseScenarios(t *testing.T, path string) []*scenario {
 		case "lock": // lock ADDR VERSION [CONSTRAINT...] [hashes=N] | lock module PATH SOURCE [VERSION]
 			if f[0] == "module" {
 				ml := &lockfile.ModuleLock{Path: f[1], Source: f[2], Hashes: []hash.Hash{"h1:module"}, Commit: strings.Repeat("a", 40)}
+				if src, ref, ok := strings.Cut(f[2], "?ref="); ok {
+					ml.Source, ml.Ref = src, ref
+				}
 				if len(f) > 3 {
 					ml.Version = versions.MustParseModuleVersion(f[3])
 				}
@@ -326,6 +329,9 @@ func lockLines(f *lockfile.File) []string {
 		v := "-"
 		if !m.Version.IsZero() {
 			v = m.Version.String()
+		}
+		if m.Ref != "" {
+			v = "ref=" + m.Ref
 		}
 		s := fmt.Sprintf("module %s %s %s", m.Path, m.Source, v)
 		if m.Constraints != "" {

@@ -119,7 +119,7 @@ func TestClassifyModuleSource(t *testing.T) {
 		want resolve.ModuleSourceKind
 	}{
 		{"./app", resolve.ModuleSourceLocal},
-		{"../shared", resolve.ModuleSourceLocal},
+		{"../common", resolve.ModuleSourceLocal},
 		{`.\win`, resolve.ModuleSourceLocal},
 		{"terraform-aws-modules/vpc/aws", resolve.ModuleSourceRegistry},
 		{"terraform-aws-modules/vpc/aws//modules/sub", resolve.ModuleSourceRegistry},

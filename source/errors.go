@@ -3,6 +3,8 @@ package source
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // Sentinel errors. Sources wrap them (usually inside an [*Error]); callers
@@ -23,23 +25,30 @@ var (
 )
 
 // Error gives a source error its context: which source, which package.
-// Match its cause with errors.Is and errors.As through Unwrap.
+// Match its cause with errors.Is and errors.As through Unwrap. Its text
+// never holds a credential; the Package field keeps the address as given.
 type Error struct {
 	Source  string  // the source, for display (a host name, a URL without credentials, a directory)
 	Package Package // the package asked about; may be nil
 	Err     error
 }
 
+// Error returns "SOURCE: PACKAGE: CAUSE", leaving out unset parts, with
+// the credentials of every URL in it (the package's, or one the cause
+// quotes) replaced by "REDACTED".
 func (e *Error) Error() string {
+	var msg string
 	switch {
 	case e.Package != nil && e.Source != "":
-		return fmt.Sprintf("%s: %s: %v", e.Source, e.Package.ForDisplay(), e.Err)
+		msg = fmt.Sprintf("%s: %s: %v", e.Source, e.Package.ForDisplay(), e.Err)
 	case e.Package != nil:
-		return fmt.Sprintf("%s: %v", e.Package.ForDisplay(), e.Err)
+		msg = fmt.Sprintf("%s: %v", e.Package.ForDisplay(), e.Err)
 	case e.Source != "":
-		return fmt.Sprintf("%s: %v", e.Source, e.Err)
+		msg = fmt.Sprintf("%s: %v", e.Source, e.Err)
+	default:
+		msg = fmt.Sprint(e.Err)
 	}
-	return e.Err.Error()
+	return display.Redact(msg)
 }
 
 // Unwrap returns the cause.

@@ -1,6 +1,10 @@
 package source
 
-import "context"
+import (
+	"context"
+
+	"github.com/tflock/tflock/source/internal/display"
+)
 
 // EventKind says what an [Event] reports.
 type EventKind int
@@ -55,7 +59,8 @@ func (k EventKind) String() string {
 }
 
 // Event is one progress report. The library never prints; it hands events to
-// an [Events] handler that the caller supplies.
+// an [Events] handler that the caller supplies. An event sent through
+// [Emit] never holds a credential.
 type Event struct {
 	Kind    EventKind
 	Package Package // the package concerned; nil for events about the whole run
@@ -84,11 +89,14 @@ type EventsFunc func(Event)
 func (f EventsFunc) Event(e Event) { f(e) }
 
 // Emit sends e to h if h is not nil. It is the helper sources use so that a
-// nil handler is always allowed. Code that has a context uses
-// [EmitContext], which also attributes the event to its unit.
+// nil handler is always allowed, and the one place where an event loses
+// the credentials a module address may carry: Package (its Source, so
+// that both its String and its ForDisplay) and Detail are redacted
+// before h sees them, whoever emits the event. Code that has a context
+// uses [EmitContext], which also attributes the event to its unit.
 func Emit(h Events, e Event) {
 	if h != nil {
-		h.Event(e)
+		h.Event(redactEvent(e))
 	}
 }
 
@@ -150,4 +158,13 @@ func EmitContext(ctx context.Context, h Events, e Event) {
 	if ch, ok := ctx.Value(eventsKey{}).(Events); ok {
 		Emit(ch, e) // through Emit, as every handler is given an event
 	}
+}
+
+// redactEvent returns e without the credentials of a module address: in
+// its package (see [ModulePackage]) and in its detail. Every path that
+// hands an event to a handler goes through it.
+func redactEvent(e Event) Event {
+	e.Package = redacted(e.Package)
+	e.Detail = display.Redact(e.Detail)
+	return e
 }

@@ -32,6 +32,12 @@ type ProviderPackage struct {
 // ("registry.opentofu.org/ns/name/system"), a git URL ("git::https://…"), an
 // OCI repository ("oci://host/repo") or an HTTP archive URL.
 //
+// Source keeps the credentials the configuration gives (the user
+// information of a URL, a git "sshkey" argument), since a fetcher needs
+// them: String, the package's identity, holds them too. ForDisplay, every
+// [Event] (see [Emit]) and the text of every [*Error] have them replaced
+// by "REDACTED".
+//
 // A module selected by version has Version set. A module pinned by its source
 // string (git "?ref=", OCI "?tag="/"?digest=") has Ref set and no Version.
 // Pin, when set, is the commit or digest that the lock file recorded; a
@@ -90,5 +96,19 @@ func (m ModulePackage) String() string {
 	return m.Source
 }
 
-// ForDisplay is the same as String for modules.
-func (m ModulePackage) ForDisplay() string { return m.String() }
+// ForDisplay is String with the credentials the address may carry
+// (user information of its URL, a git "sshkey" argument) replaced by
+// "REDACTED".
+func (m ModulePackage) ForDisplay() string { return display.Redact(m.String()) }
+
+// redacted returns pkg with the credentials of a module address replaced
+// by "REDACTED", so that both its String and its ForDisplay are fit for a
+// message or an event.
+func redacted(pkg Package) Package {
+	if m, ok := pkg.(ModulePackage); ok {
+		m.Source = display.Redact(m.Source)
+		m.Ref = display.Redact(m.Ref)
+		return m
+	}
+	return pkg
+}

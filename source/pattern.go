@@ -7,11 +7,13 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	svchost "github.com/hashicorp/terraform-svchost"
+
+	"github.com/tflock/tflock/internal/provaddr"
 )
 
 // DefaultProviderHost is the registry host that a two-part provider pattern
 // ("hashicorp/aws") refers to, as in OpenTofu's provider_installation blocks.
-const DefaultProviderHost = "registry.opentofu.org"
+const DefaultProviderHost = provaddr.DefaultRegistryHost
 
 // Wildcard is the pattern segment that matches any value.
 const Wildcard = "*"
@@ -61,10 +63,10 @@ func ParseProviderPattern(s string) (Pattern, error) {
 		parts = parts[1:]
 	}
 	var err error
-	if p.namespace, err = patternPart(parts[0], tfaddr.ParseProviderNamespace); err != nil {
+	if p.namespace, err = patternPart(parts[0], provaddr.ParsePart); err != nil {
 		return Pattern{}, fmt.Errorf("invalid registry namespace %q in provider matching pattern %q: must either be the wildcard * or a literal namespace", parts[0], s)
 	}
-	if p.typ, err = patternPart(parts[1], tfaddr.ParseProviderPart); err != nil {
+	if p.typ, err = patternPart(parts[1], provaddr.ParsePart); err != nil {
 		return Pattern{}, fmt.Errorf("invalid provider type %q in provider matching pattern %q: must either be the wildcard * or a provider type name", parts[1], s)
 	}
 	if p.host == Wildcard && (p.namespace != Wildcard || p.typ != Wildcard) {

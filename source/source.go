@@ -14,6 +14,16 @@
 // origin vouches for, without downloading, also implements
 // [ChecksumReporter]; callers discover that by type assertion.
 //
+// # What a package may hold
+//
+// Every source that downloads or extracts an archive takes one [Limits]
+// field in its options (defaults stated once, on [Limits]) and refuses a
+// package beyond them with an error wrapping [ErrTooLarge]. A module
+// package is installed without version-control metadata (".git", ".hg",
+// ".svn", ".bzr", by the one rule in [hash.IsVCSMetadata]), which its h1:
+// leaves out too, so that the tree installed is exactly the tree the lock
+// file's hash covers; a provider package is installed whole.
+//
 // # Events
 //
 // Sources, the cache and the installer report progress as [Event] values

@@ -43,6 +43,7 @@ type command struct {
 	platforms     []source.Platform
 	fsMirror      string
 	netMirror     string
+	flavor        install.Flavor
 	stderr        io.Writer
 }
 
@@ -67,6 +68,7 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 		defCache = filepath.Join(d, "tflock")
 	}
 	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory")
+	flavor := fs.String("flavor", "", `write the lock file as "opentofu" or "terraform" does (header, hashes, default registry host); default: as the existing lock file was written`)
 	var plats, plugins listFlag
 	if c.providersLock {
 		fs.Var(&plats, "platform", "a platform to lock for, OS_ARCH (repeatable; default: this one)")
@@ -90,6 +92,11 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 	if f := fs.Lookup("lockfile"); f != nil && f.Value.String() != "" && f.Value.String() != "readonly" {
 		return nil, fmt.Errorf(`-lockfile: the only value is "readonly", got %q`, f.Value.String())
 	}
+	fl, err := install.ParseFlavor(*flavor)
+	if err != nil {
+		return nil, fmt.Errorf("-flavor: %v", err)
+	}
+	c.flavor = fl
 	if c.fsMirror != "" && c.netMirror != "" {
 		return nil, errors.New("-fs-mirror and -net-mirror cannot be used together")
 	}
@@ -114,12 +121,14 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 
 func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 	out := &printer{w: stdout}
+	defer out.flush()
 	opts := install.Options{
 		Upgrade:       c.upgrade,
 		ReadOnly:      c.readOnly,
 		ProvidersLock: c.providersLock,
 		Platforms:     c.platforms,
 		Events:        out,
+		Flavor:        c.flavor,
 	}
 	if c.cacheDir != "" {
 		ch, err := cache.Open(c.cacheDir, cache.Options{Events: out})
@@ -175,6 +184,10 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	if note == "" {
+		if _, err := os.Stat(lockPath); os.IsNotExist(err) {
+			out.printf("Nothing to lock: %s not written.\n", lockPath)
+			return nil
+		}
 		out.printf("No changes to %s.\n", lockPath)
 		return nil
 	}
@@ -289,12 +302,24 @@ var netMirrorClient mirror.HTTPClient
 
 // printer draws progress from events as plain lines. A download is
 // reported by Init and, with bytes done and total, by the source itself:
-// started and done are drawn once per package.
+// started and done are drawn once per package, and so is the listing of a
+// package's versions.
+//
+// The output is stable: the same run prints the same lines in the same
+// order. Events of work done concurrently (listings, downloads, cache
+// hits, verifications) are held, grouped by package, and drawn in the
+// order of the package names when a step that runs in sequence reports
+// (a version selection, a warning, a line of the program): the lines of
+// one package keep their order, and of its byte counts only the last is
+// drawn.
 type printer struct {
-	mu      sync.Mutex
-	w       io.Writer
-	started map[string]bool
-	done    map[string]bool
+	mu        sync.Mutex
+	w         io.Writer
+	started   map[string]bool
+	done      map[string]bool
+	resolving map[string]bool
+	groups    map[string][]string // held lines by package
+	progress  map[string]int      // index in groups of the package's byte count line
 }
 
 // first reports whether this is the first time key is marked in *set.
@@ -311,10 +336,54 @@ func (p *printer) first(set *map[string]bool, key string) bool {
 	return true
 }
 
+// printf draws a line of a step that runs in sequence, after the held
+// lines.
 func (p *printer) printf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushLocked()
 	fmt.Fprintf(p.w, format, args...)
+}
+
+// hold keeps a line of concurrent work on the package key until the next
+// flush. A byte count line replaces the package's previous one.
+func (p *printer) hold(key string, isProgress bool, format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.groups == nil {
+		p.groups, p.progress = map[string][]string{}, map[string]int{}
+	}
+	line := fmt.Sprintf(format, args...)
+	if isProgress {
+		if i, ok := p.progress[key]; ok {
+			p.groups[key][i] = line
+			return
+		}
+		p.progress[key] = len(p.groups[key])
+	}
+	p.groups[key] = append(p.groups[key], line)
+}
+
+// flush draws the held lines.
+func (p *printer) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushLocked()
+}
+
+func (p *printer) flushLocked() {
+	keys := make([]string, 0, len(p.groups))
+	for k := range p.groups {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, line := range p.groups[k] {
+			io.WriteString(p.w, line)
+		}
+	}
+	clear(p.groups)
+	clear(p.progress)
 }
 
 // Event implements source.Events.
@@ -325,34 +394,36 @@ func (p *printer) Event(e source.Event) {
 	}
 	switch e.Kind {
 	case source.EventResolving:
-		p.printf("- Finding versions of %s...\n", name)
+		if p.first(&p.resolving, key) {
+			p.hold(key, false, "- Finding versions of %s...\n", name)
+		}
 	case source.EventVersionChosen:
 		p.printf("- Selected %s (%s)\n", name, e.Detail)
 	case source.EventFetchStarted:
 		if p.first(&p.started, key) {
-			p.printf("- Downloading %s...\n", name)
+			p.hold(key, false, "- Downloading %s...\n", name)
 		}
 	case source.EventFetchProgress:
 		if e.Total > 0 {
-			p.printf("  %s: %d of %d bytes (%d%%)\n", name, e.Bytes, e.Total, e.Bytes*100/e.Total)
+			p.hold(key, true, "  %s: %d of %d bytes (%d%%)\n", name, e.Bytes, e.Total, e.Bytes*100/e.Total)
 		} else {
-			p.printf("  %s: %d bytes\n", name, e.Bytes)
+			p.hold(key, true, "  %s: %d bytes\n", name, e.Bytes)
 		}
 	case source.EventFetchDone:
 		if !p.first(&p.done, key) {
 			return
 		}
 		if e.Total > 0 {
-			p.printf("- Downloaded %s (%d bytes)\n", name, e.Total)
+			p.hold(key, false, "- Downloaded %s (%d bytes)\n", name, e.Total)
 		} else {
-			p.printf("- Downloaded %s\n", name)
+			p.hold(key, false, "- Downloaded %s\n", name)
 		}
 	case source.EventCacheHit:
-		p.printf("- Using %s from the cache\n", name)
+		p.hold(key, false, "- Using %s from the cache\n", name)
 	case source.EventCacheWait:
-		p.printf("- Waiting for another process to fetch %s...\n", name)
+		p.hold(key, false, "- Waiting for another process to fetch %s...\n", name)
 	case source.EventVerified:
-		p.printf("- Verified %s: %s\n", name, e.Detail)
+		p.hold(key, false, "- Verified %s: %s\n", name, e.Detail)
 	case source.EventWarning:
 		p.printf("Warning: %s\n", e.Detail)
 	}

@@ -22,8 +22,10 @@
 // mode records the hashes of every -platform without installing, from the
 // registry or from -fs-mirror / -net-mirror.
 //
-// It prints progress as plain lines, writes .terraform.lock.hcl and prints
-// what changed.
+// It prints progress as plain lines, in the same order on every run of the
+// same work (lines of concurrent work are grouped by package), writes
+// .terraform.lock.hcl (none when there is nothing to lock) and prints what
+// changed.
 package main
 
 import (

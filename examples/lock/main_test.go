@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,5 +210,39 @@ func TestUsage(t *testing.T) {
 	}
 	if _, code := runLock(t, "providers-lock", "-platform", "nonsense"); code != 2 {
 		t.Errorf("bad platform: exit %d, want 2", code)
+	}
+}
+
+// TestOutputStable: the same run prints the same lines in the same order,
+// although packages are listed and downloaded concurrently (scripts read
+// this output): two cold runs of the sample from scratch, then two warm
+// re-runs.
+func TestOutputStable(t *testing.T) {
+	if err := installtest.HaveGit(); err != nil {
+		t.Skip(err)
+	}
+	tmp := t.TempDir()
+	work := filepath.Join(tmp, "work")
+	var cold []string
+	for i := range 2 {
+		out, code := runLock(t, "-work", work, "-reset", "-cache-dir", filepath.Join(tmp, "cache", strconv.Itoa(i)))
+		if code != 0 {
+			t.Fatalf("cold run %d: exit %d\n%s", i, code, out)
+		}
+		cold = append(cold, out)
+	}
+	if cold[0] != cold[1] {
+		t.Errorf("two cold runs print different output\n--- first\n%s\n--- second\n%s", cold[0], cold[1])
+	}
+	var warm []string
+	for i := range 2 {
+		out, code := runLock(t, "-work", work, "-cache-dir", filepath.Join(tmp, "cache", "1"))
+		if code != 0 {
+			t.Fatalf("warm run %d: exit %d\n%s", i, code, out)
+		}
+		warm = append(warm, out)
+	}
+	if warm[0] != warm[1] {
+		t.Errorf("two warm runs print different output\n--- first\n%s\n--- second\n%s", warm[0], warm[1])
 	}
 }

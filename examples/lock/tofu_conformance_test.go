@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tflock/tflock/internal/testdir"
 )
 
 // TestProvidersLockMatchesTofu runs "providers-lock" on OpenTofu's own
@@ -14,7 +16,7 @@ import (
 // from a lock file with a Terraform header and a malformed hash, both of
 // which tofu rewrites or keeps in its own way.
 func TestProvidersLockMatchesTofu(t *testing.T) {
-	root := conformanceDir(t)
+	root := testdir.Conformance(t)
 	for _, name := range []string{"basic", "append"} {
 		t.Run(name, func(t *testing.T) {
 			fixture := filepath.Join(root, "opentofu", "internal", "command", "testdata", "providers-lock", name)
@@ -29,7 +31,10 @@ func TestProvidersLockMatchesTofu(t *testing.T) {
 				}
 			}
 			t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(dir, "none.tfrc"))
-			out, code := runLock(t, "providers-lock", "-platform", "os_arch", "-fs-mirror", filepath.Join(fixture, "fs-mirror"), "-cache-dir", t.TempDir(), dir)
+			// -flavor opentofu: tofu rewrites a Terraform file as its own,
+			// which tflock does only when asked (by default it keeps the
+			// file's flavour; see TestProvidersLockKeepsTerraformFlavor).
+			out, code := runLock(t, "providers-lock", "-flavor", "opentofu", "-platform", "os_arch", "-fs-mirror", filepath.Join(fixture, "fs-mirror"), "-cache-dir", t.TempDir(), dir)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, out)
 			}
@@ -44,22 +49,36 @@ func TestProvidersLockMatchesTofu(t *testing.T) {
 	}
 }
 
-// conformanceDir is the shared conformance data: "shared/conformance"
-// beside the repository root (the directory holding go.mod).
-func conformanceDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
+// TestProvidersLockKeepsTerraformFlavor runs OpenTofu's "append" fixture
+// (a lock file with Terraform's header) without -flavor: tflock keeps the
+// file's flavour, so the result is tofu's output with Terraform's header
+// line in place of tofu's, and nothing else changed.
+func TestProvidersLockKeepsTerraformFlavor(t *testing.T) {
+	root := testdir.Conformance(t)
+	fixture := filepath.Join(root, "opentofu", "internal", "command", "testdata", "providers-lock", "append")
+	tofuOut, err := os.ReadFile(filepath.Join(root, "opentofu", "derived", "providers-lock-append.tofu-output.terraform.lock.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(dir), "shared", "conformance")
+	want := bytes.Replace(tofuOut, []byte(`"tofu init"`), []byte(`"terraform init"`), 1)
+	dir := t.TempDir()
+	for _, f := range []string{"main.tf", ".terraform.lock.hcl"} {
+		b, err := os.ReadFile(filepath.Join(fixture, f))
+		if err != nil {
+			t.Fatal(err)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
+		writeFile(t, filepath.Join(dir, f), string(b))
+	}
+	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(dir, "none.tfrc"))
+	out, code := runLock(t, "providers-lock", "-platform", "os_arch", "-fs-mirror", filepath.Join(fixture, "fs-mirror"), "-cache-dir", t.TempDir(), dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, ".terraform.lock.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("lock file:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -10,7 +10,8 @@
 // the form "<hash> <path>", like sha256sum, spelled as a lock file spells
 // it: for a zip its h1: hash then its zh: hash, for a directory its h1:
 // hash. With -module, a directory or zip is hashed as a module package: VCS
-// metadata (.git, .hg, .svn, .bzr) is left out.
+// metadata is left out, by the one rule hash.IsVCSMetadata states (.git,
+// .hg, .svn, .bzr at any depth, in any letter case).
 //
 // With -verify, pkghash instead checks each package against the hashes that
 // LOCKFILE records for the provider ADDRESS (a fully-qualified address such
@@ -28,10 +29,9 @@ import (
 	"os"
 	"strings"
 
-	tfaddr "github.com/hashicorp/terraform-registry-address"
-
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/source/address"
 )
 
 func main() {
@@ -80,7 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pkghash: -provider %q: give the fully-qualified address as the lock file spells it, such as registry.opentofu.org/hashicorp/aws\n", *provider)
 		return 2
 	}
-	addr, err := tfaddr.ParseProviderSource(*provider)
+	parsed, err := address.ParseProviderSource(*provider)
+	addr := parsed.Addr
 	if err != nil {
 		fmt.Fprintf(stderr, "pkghash: -provider: %v\n", err)
 		return 2

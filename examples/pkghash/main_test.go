@@ -7,25 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// conformance returns the shared conformance data beside the repository root.
-func conformance(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "conformance")
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no go.mod above the package directory")
-		}
-		dir = filepath.Dir(dir)
-	}
-}
+	"github.com/tflock/tflock/internal/testdir"
+)
 
 // The expected hashes are those of HASH-VECTORS.tsv (computed with x/mod
 // dirhash, and asserted by OpenTofu's tests).
@@ -36,7 +20,7 @@ const (
 )
 
 func TestPrint(t *testing.T) {
-	td := filepath.Join(conformance(t), "opentofu", "internal", "providercache", "testdata")
+	td := testdir.OpenTofu(t, "internal", "providercache", "testdata")
 	zip := filepath.Join(td, "provider-null_2.1.0_linux_amd64.zip")
 	dir := filepath.Join(td, "beep-provider")
 	var out, errb bytes.Buffer
@@ -50,7 +34,7 @@ func TestPrint(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
-	td := filepath.Join(conformance(t), "opentofu", "internal", "providercache", "testdata")
+	td := testdir.OpenTofu(t, "internal", "providercache", "testdata")
 	zip := filepath.Join(td, "provider-null_2.1.0_linux_amd64.zip")
 	dir := filepath.Join(td, "beep-provider")
 	lock := filepath.Join(t.TempDir(), ".terraform.lock.hcl")
@@ -99,7 +83,7 @@ provider "registry.opentofu.org/hashicorp/null" {
 // a lock file that does not exist (which lockfile.ParseFile would read as
 // empty) and a provider the lock file does not record.
 func TestVerifyErrors(t *testing.T) {
-	td := filepath.Join(conformance(t), "opentofu", "internal", "providercache", "testdata")
+	td := testdir.OpenTofu(t, "internal", "providercache", "testdata")
 	zip := filepath.Join(td, "provider-null_2.1.0_linux_amd64.zip")
 	missing := filepath.Join(t.TempDir(), "missing.lock.hcl")
 	var out, errb bytes.Buffer
@@ -128,7 +112,7 @@ func TestVerifyErrors(t *testing.T) {
 // TestModule checks -module: a directory's VCS metadata is left out, so
 // that the package with a .git directory prints the same h1 as without.
 func TestModule(t *testing.T) {
-	td := filepath.Join(conformance(t), "opentofu", "internal", "providercache", "testdata")
+	td := testdir.OpenTofu(t, "internal", "providercache", "testdata")
 	src := filepath.Join(td, "beep-provider")
 	dir := filepath.Join(t.TempDir(), "module")
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {

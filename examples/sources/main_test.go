@@ -40,13 +40,15 @@ func TestRunModules(t *testing.T) {
 
 func TestRunProviders(t *testing.T) {
 	var out bytes.Buffer
-	run(&out, true, []string{"hashicorp/aws", "terraform.io/builtin/terraform", "-/aws", "example.com/ns/x", "aws"})
+	run(&out, true, []string{"hashicorp/aws", "terraform.io/builtin/terraform", "-/aws", "example.com/ns/x", "aws", "my_org/aws"})
 	want := []string{
 		"hashicorp/aws\tprovider\tregistry.opentofu.org/hashicorp/aws\thashicorp/aws\t",
 		"terraform.io/builtin/terraform\tbuiltin\tterraform.io/builtin/terraform\tterraform.io/builtin/terraform\t",
 		"-/aws\tlegacy\tregistry.opentofu.org/-/aws\t-/aws\t",
 		"example.com/ns/x\tprovider\texample.com/ns/x\texample.com/ns/x\t",
-		"aws\terror\t\t\t" + `invalid provider source "aws": a provider source address must have a namespace, such as "hashicorp/aws"`,
+		// A bare type is in the "hashicorp" namespace, as in OpenTofu.
+		"aws\tprovider\tregistry.opentofu.org/hashicorp/aws\thashicorp/aws\t",
+		"my_org/aws\terror\t\t\t" + `invalid provider source "my_org/aws": Invalid provider namespace: Invalid provider namespace "my_org" in source "my_org/aws": must contain only letters, digits, and dashes, and may not use leading or trailing dashes.`,
 	}
 	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if diff := cmp.Diff(want, got); diff != "" {

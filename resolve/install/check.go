@@ -68,6 +68,9 @@ type CheckResult struct {
 	// then the providers not installed or not matching the lock file (by
 	// address). Check's error reports the same problems.
 	Problems []Problem
+	// Warnings are messages for the user, such as
+	// [ModulesNotLockedWarning].
+	Warnings []string
 }
 
 // ProblemKind says what a [Problem] is.
@@ -77,7 +80,8 @@ type ProblemKind int
 const (
 	// ProblemNotSelected: the configuration requires the package but the
 	// lock file selects no version of it (for a module call: no entry, or
-	// an entry of another source).
+	// an entry of another source; for a call pinned by its source, "not
+	// locked").
 	ProblemNotSelected ProblemKind = iota + 1
 	// ProblemConstraintsChanged: the configuration's version constraints
 	// no longer allow the locked version.
@@ -86,6 +90,9 @@ const (
 	// constraints the lock file itself records, which are the
 	// configuration's: the lock file was edited by hand.
 	ProblemLockEdited
+	// ProblemPinChanged: the module call's source pins a git ref, an OCI
+	// tag or digest other than the one the lock file records.
+	ProblemPinChanged
 	// ProblemNotInstalled: the selected provider has no package installed
 	// for the platform. Err is a [*NotInstalledError].
 	ProblemNotInstalled
@@ -101,6 +108,7 @@ var problemKindNames = [...]string{
 	ProblemNotSelected:        "not selected",
 	ProblemConstraintsChanged: "constraints changed",
 	ProblemLockEdited:         "lock file edited",
+	ProblemPinChanged:         "pin changed",
 	ProblemNotInstalled:       "not installed",
 	ProblemPackageMismatch:    "package mismatch",
 	ProblemNoExecutable:       "no executable",
@@ -150,7 +158,9 @@ func (p Problem) String() string { return p.Message }
 //
 // Requirements with no locked version, or a locked version that their
 // constraints no longer allow, give an [*InconsistentLockError] (OpenTofu's
-// "Inconsistent dependency lock file"). Each selected provider must be
+// "Inconsistent dependency lock file"). A lock file that records no module
+// at all has not adopted module locking: its module calls are not checked,
+// and [CheckResult.Warnings] holds [ModulesNotLockedWarning] once. Each selected provider must be
 // installed for the platform ([*NotInstalledError]) and match a checksum of
 // the lock file ([*PackageMismatchError]). All problems are returned,
 // joined, and listed typed in [CheckResult.Problems]; the result lists
@@ -192,6 +202,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	for range lock.Modules() {
 		initial = false
 	}
+	adopted, unlockedModules := modulesAdopted(lock), false
 	byAddr := map[tfaddr.Provider][]resolve.Requirement{}
 	var addrs []tfaddr.Provider
 	for _, q := range reqs {
@@ -205,14 +216,22 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 			}
 			byAddr[p.Addr] = append(byAddr[p.Addr], q)
 		case source.ModulePackage:
-			if p.Ref != "" {
+			if !adopted {
+				unlockedModules = true
 				continue
 			}
 			ml := lock.Module(q.Call)
 			pr := Problem{Package: source.ModulePackage{Source: lockSource(q)}, Call: q.Call, Range: q.Origin.Range, Constraints: q.Constraints}
 			switch {
+			case (ml == nil || ml.Source != lockSource(q)) && p.Ref != "":
+				pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but not locked", q.Call)
+				problems = append(problems, pr)
 			case ml == nil || ml.Source != lockSource(q):
 				pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call)
+				problems = append(problems, pr)
+			case !resolve.ModuleLockApplies(ml, p, q.LockSource):
+				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+				pr.Kind, pr.Message = ProblemPinChanged, pinProblem(q.Call, resolve.WrittenPin(p), ml.Pin())
 				problems = append(problems, pr)
 			case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
 				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
@@ -231,6 +250,9 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		return 0
 	})
 	res := &CheckResult{}
+	if unlockedModules {
+		res.Warnings = append(res.Warnings, ModulesNotLockedWarning)
+	}
 	var errs []error
 	var installed []Problem
 	pd := providercache.NewDir(filepath.Join(opts.InstallDir, "providers"))

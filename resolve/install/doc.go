@@ -49,15 +49,37 @@
 // records, for each provider, the h1: of the installed package and every
 // hash its origin vouches for (a registry's signed zh: of every platform);
 // for each remote module call its version, source, h1:, and its git commit
-// or OCI manifest digest. Providers and modules that the configuration no
-// longer requires leave the lock file.
+// or OCI manifest digest, and, for a call pinned by its source, the git
+// "ref" or OCI "tag" as written (package lockfile specifies them).
+// Providers and modules that the configuration no longer requires leave
+// the lock file.
+//
+// A module call's lock entry binds what is installed only while it was
+// made for what the call asks ([resolve.ModuleLockApplies]): an edited
+// ref, tag or digest is a changed requirement, resolved and fetched again
+// (the change reported, such as `module "net": repinned: ref v1.0.0 ->
+// v1.1.0, ...`) or, in read-only mode, refused with a [*LockChangedError]
+// naming what the configuration asks and what the lock records. Each call
+// is its own requirement: two calls of one repository, one constrained and
+// one pinned, get their own content and their own entry. A call that
+// follows a branch, the default branch or OCI's implied "latest" installs
+// the recorded commit or digest, wherever the branch points now; an
+// upgrade moves it to the current head and records exactly what it
+// fetched. Only a tag that now points elsewhere than the lock records is
+// "moved".
 //
 // Modes, as in OpenTofu: [Options.Upgrade] (or upgrading named providers
 // and module calls), [Options.ReadOnly] (refuse to change the selections,
-// for CI) and [Options.ProvidersLock] ("tofu providers lock": record every
-// platform's hashes without installing; from a [source.ChecksumReporter]
-// where it reports them, else by downloading each platform's package once,
-// in parallel).
+// for CI; a lock file with no module block, as tofu writes it, has not
+// adopted module locking: its module calls are installed unlocked with one
+// warning) and [Options.ProvidersLock] ("tofu providers lock": record the
+// hashes of the platforms asked for without installing; from a
+// [source.ChecksumReporter] where it reports them, else by downloading
+// each platform's package once, in parallel).
+//
+// .terraform/providers and .terraform/modules are made 0755, as tofu
+// makes them; [WriteLock] writes no file when there is none and nothing
+// to lock, as tofu.
 //
 // Lookups (version lists, checksums, module fetches) mostly wait on the
 // network and run up to [Options.Concurrency] at once (default 64);

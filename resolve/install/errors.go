@@ -122,9 +122,45 @@ func (e *LockChangedError) Error() string {
 	b.WriteString("Provider dependency changes detected: changes to the required dependencies were detected, but the lock file is read-only. To use and record these requirements, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
 	for _, c := range e.Changes {
 		b.WriteString("\n  - ")
+		// An edited ref or tag: what the configuration asks, what the
+		// lock records.
+		if c.Kind == lockfile.Repinned && (c.OldPin.Ref != c.NewPin.Ref || c.OldPin.Tag != c.NewPin.Tag) {
+			b.WriteString(pinProblem(c.Module, lockfile.ModulePin{Ref: c.NewPin.Ref, Tag: c.NewPin.Tag}, c.OldPin))
+			continue
+		}
 		b.WriteString(c.String())
 	}
 	return b.String()
+}
+
+// pinProblem says that a module call's source pins another ref, tag or
+// digest than its lock entry records: `module "net": the configuration
+// asks for ref v1.1.0, but the lock file records ref v1.0.0`. asked holds
+// the ref, tag or digest as the configuration writes it ([resolve.WrittenPin]);
+// locked is the lock entry's.
+func pinProblem(call string, asked, locked lockfile.ModulePin) string {
+	var want, have string
+	switch {
+	case asked.Ref != "":
+		want = "ref " + asked.Ref
+	case asked.Tag != "":
+		want = "tag " + asked.Tag
+	case asked.Digest != "":
+		want = "digest " + asked.Digest
+	default:
+		want = "no ref, tag or digest"
+	}
+	switch {
+	case locked.Ref != "":
+		have = "ref " + locked.Ref
+	case locked.Tag != "":
+		have = "tag " + locked.Tag
+	case asked.Digest != "" && locked.Digest != "":
+		have = "digest " + locked.Digest
+	default:
+		have = "no ref or tag"
+	}
+	return fmt.Sprintf("module %q: the configuration asks for %s, but the lock file records %s", call, want, have)
 }
 
 // InconsistentLockError is Check's report of requirements that the lock

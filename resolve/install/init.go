@@ -1,9 +1,11 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -22,6 +24,7 @@ import (
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/mirror"
+	"github.com/tflock/tflock/source/providercache"
 )
 
 // Init does for a configuration what "tofu init" does for its dependencies,
@@ -88,12 +91,12 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	next := res.Lock
 	if s.ReadOnly && len(res.Changes) > 0 {
-		if !lockfile.EqualIgnoringHashes(r.prev, next) {
-			return nil, &LockChangedError{Changes: res.Changes}
+		refused, warnings := readOnlyVerdict(r.prev, res.Changes)
+		if len(refused) > 0 {
+			return nil, &LockChangedError{Changes: refused}
 		}
-		res.Warnings = append(res.Warnings, "Provider lock file not updated: changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
+		res.Warnings = append(res.Warnings, warnings...)
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
 	r.emitChanges(ctx, res)
@@ -116,7 +119,10 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 // newRun starts the state of one run (an Init, or a [LockProvider] or
 // [LockModule] call).
 func newRun(s *settings) *run {
-	r := &run{s: s, prev: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	r := &run{s: s, prev: s.Lock, locked: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	if !s.noDir {
+		r.readInstalledModules()
+	}
 	for _, d := range s.Lock.Warnings() {
 		r.warnings = append(r.warnings, diagnosticText(d))
 	}
@@ -144,6 +150,7 @@ func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply f
 	}
 	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings}
 	res.Changes = lockfile.Changes(r.prev, next)
+	r.markRerecorded(res.Changes)
 	return res, provs, nil
 }
 
@@ -173,10 +180,17 @@ func changedPackage(c lockfile.Change, prev, next *lockfile.File) source.Package
 
 // run is the state of one Init.
 type run struct {
-	s      *settings
-	prev   *lockfile.File
-	memo   source.Source
-	lister *runLister
+	s    *settings
+	prev *lockfile.File
+	// locked is what the run treats as locked: prev, plus the module
+	// calls prev lacks that were installed already (see adoptInstalled).
+	locked *lockfile.File
+	// manifest is the previous install's modules.json by key; adopted the
+	// calls whose installed selection locked holds in prev's stead.
+	manifest map[string]ManifestRecord
+	adopted  map[string]bool
+	memo     source.Source
+	lister   *runLister
 	// downloadSlots bounds the provider package fetches (downloads,
 	// extraction, hashing) running at once.
 	downloadSlots chan struct{}
@@ -188,6 +202,7 @@ type run struct {
 	fetched   map[string]*moduleFetch        // remote module calls by path
 	downloads int
 	warnings  []string
+	installed map[string]hash.Hash // installedMatch's answers: the h1: of each installed package ("" if none)
 }
 
 // tree is a module tree read in place (the root) or from a fetched package.
@@ -204,11 +219,15 @@ type moduleFetch struct {
 	entry cache.Entry
 	sub   string // subdirectory of entry.Dir holding the module (slash-separated)
 	hit   bool
+	// locked is true when the call's lock entry bound the fetch (its
+	// hashes and commit or digest were checked); else the entry records
+	// what was fetched now.
+	locked bool
 }
 
 func (r *run) resolveOptions() resolve.Options {
 	return resolve.Options{
-		Lock:             r.prev,
+		Lock:             r.locked,
 		Upgrade:          r.s.Upgrade,
 		UpgradeProviders: r.s.UpgradeProviders,
 		UpgradeModules:   r.s.UpgradeModules,
@@ -296,6 +315,7 @@ func (r *run) walk(ctx context.Context) error {
 		return err
 	}
 	for len(pending) > 0 {
+		r.adoptInstalled(pending)
 		want := map[string]*resolve.ModuleCall{}
 		for _, mc := range pending {
 			want[mc.Path] = mc
@@ -378,27 +398,20 @@ func lockSource(q resolve.Requirement) string {
 	return ""
 }
 
-// lockedModule returns the lock entry of a call if it still applies to the
-// pick (same source and version), else nil.
+// lockedModule returns the lock entry of a call if it binds what is
+// fetched for the pick, else nil: the entry applies to the call
+// ([resolve.ModuleLockApplies]: same source, same ref, tag or digest as
+// written) and records the picked version. Under an upgrade, a call without
+// a version (a branch, the default branch, a ref or tag, OCI's "latest")
+// is fetched afresh, so that it moves on; a versioned entry whose version
+// the upgrade keeps still binds, so that a version republished with other
+// content is refused as without an upgrade.
 func (r *run) lockedModule(pick resolve.ModulePick) *lockfile.ModuleLock {
-	if r.upgradingModule(pick.Call) {
+	ml := r.locked.Module(pick.Call)
+	if !resolve.ModuleLockApplies(ml, pick.Package, pick.LockSource) || ml.Version != pick.Package.Version {
 		return nil
 	}
-	ml := r.prev.Module(pick.Call)
-	if ml == nil || ml.Source != pick.LockSource || ml.Version != pick.Package.Version {
-		return nil
-	}
-	return ml
-}
-
-// sameVersionModule returns the lock entry of a call whose pick is the
-// version the entry records (same source, a real version), even when the
-// call is being upgraded: a version's contents never change, so what is
-// fetched must still match the recorded hashes. Entries without a version
-// (a branch or a bare commit) are left out: upgrading them means moving.
-func (r *run) sameVersionModule(pick resolve.ModulePick) *lockfile.ModuleLock {
-	ml := r.prev.Module(pick.Call)
-	if ml == nil || ml.Version.IsZero() || ml.Source != pick.LockSource || ml.Version != pick.Package.Version {
+	if ml.Version.IsZero() && r.upgradingModule(pick.Call) {
 		return nil
 	}
 	return ml
@@ -407,14 +420,10 @@ func (r *run) sameVersionModule(pick resolve.ModulePick) *lockfile.ModuleLock {
 func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *resolve.ModuleCall) (*moduleFetch, error) {
 	pkg := pick.Package
 	var want []hash.Hash
-	if ml := r.lockedModule(pick); ml != nil {
+	ml := r.lockedModule(pick)
+	if ml != nil {
 		want = ml.Hashes
-		pkg.Pin = ml.Commit
-		if ml.Digest != "" {
-			pkg.Pin = ml.Digest
-		}
-	} else if ml := r.sameVersionModule(pick); ml != nil {
-		want = ml.Hashes
+		pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
 	}
 	e, hit, sub, err := r.fill(ctx, pkg, pick.Call, want)
 	if err != nil {
@@ -427,7 +436,7 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *reso
 	case address.Remote:
 		callSub = a.Subdir
 	}
-	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, sub: path.Join(sub, callSub)}, nil
+	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, sub: path.Join(sub, callSub)}, nil
 }
 
 // fill brings pkg into the cache, checked against want. sub is the
@@ -481,7 +490,9 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 }
 
 // recordModules adds the hashes and pins of the fetched modules to the new
-// lock file.
+// lock file. A module whose lock entry did not bind the fetch (a new or
+// changed requirement, an upgraded branch) gets exactly what was fetched:
+// its h1: and its commit or digest, replacing what the entry held.
 func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) {
 	for _, pick := range sel.Modules {
 		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
@@ -489,6 +500,9 @@ func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *l
 		ml := next.Module(pick.Call)
 		if mf == nil || ml == nil {
 			continue
+		}
+		if !mf.locked {
+			ml.Hashes, ml.Commit, ml.Digest = nil, "", ""
 		}
 		next.AddModuleHashes(pick.Call, mf.entry.H1)
 		if mf.entry.Pin == "" {
@@ -505,11 +519,59 @@ func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *l
 	}
 }
 
-// providerFetch is one provider package brought into the cache.
+// providerFetch is one provider package brought into the cache, or found
+// installed already (reused).
 type providerFetch struct {
-	pkg   source.ProviderPackage
-	entry cache.Entry
-	hit   bool
+	pkg    source.ProviderPackage
+	entry  cache.Entry
+	hit    bool
+	reused bool
+}
+
+// rewriting reports whether the lock file is being rewritten in a
+// flavour the caller asked for other than the previous file's: its hashes
+// are then completed with what the origin vouches for, as the new
+// flavour's tool would record them.
+func (r *run) rewriting() bool {
+	if r.s.asked == FlavorAuto {
+		return false
+	}
+	prev := FlavorOpenTofu
+	if r.prev.Header() == lockfile.HeaderTerraform {
+		prev = FlavorTerraform
+	}
+	return prev != r.s.Flavor
+}
+
+// installedMatch reports whether pkg is installed already in the install
+// directory (by an earlier run, or by tofu or terraform) with contents
+// that match want, the lock file's hashes: such a package is kept as it
+// is, as tofu keeps it, instead of being fetched and copied again. The
+// answer is computed once per package and run.
+func (r *run) installedMatch(pkg source.ProviderPackage, want []hash.Hash) (string, hash.Hash, bool) {
+	if len(want) == 0 || r.s.ProvidersLock || r.s.PluginCacheDir != "" {
+		return "", "", false
+	}
+	dir := providercache.NewDir(filepath.Join(r.s.InstallDir, "providers")).PackageDir(pkg)
+	key := pkg.String()
+	r.mu.Lock()
+	h1, done := r.installed[key]
+	r.mu.Unlock()
+	if !done {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			h1, _ = hash.H1Dir(dir)
+		}
+		r.mu.Lock()
+		if r.installed == nil {
+			r.installed = map[string]hash.Hash{}
+		}
+		r.installed[key] = h1
+		r.mu.Unlock()
+	}
+	if h1 == "" || !slices.Contains(want, h1) {
+		return "", "", false
+	}
+	return dir, h1, true
 }
 
 // fetchProviders fetches (or finds in the cache) every selected provider
@@ -547,36 +609,52 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		for _, plat := range r.s.platforms {
 			pkg := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: plat}
 			g.Go(func() error {
-				select {
-				case r.downloadSlots <- struct{}{}:
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-				e, hit, _, origin, err := r.fillOrigin(gctx, pkg, "", want)
-				<-r.downloadSlots
-				if err != nil {
-					return r.legacyHint(p.Addr, err)
+				var e cache.Entry
+				var hit, reused bool
+				var origin []hash.Record
+				if dir, h1, ok := r.installedMatch(pkg, want); ok {
+					e, hit, reused = cache.Entry{Dir: dir, H1: h1, Hashes: []hash.Hash{h1}}, true, true
+				} else {
+					select {
+					case r.downloadSlots <- struct{}{}:
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+					var err error
+					e, hit, _, origin, err = r.fillOrigin(gctx, pkg, "", want)
+					<-r.downloadSlots
+					if err != nil {
+						return r.legacyHint(p.Addr, err)
+					}
 				}
 				record(p.Addr, e.Hashes...)
-				if len(origin) == 0 && len(want) == 0 {
-					// A new selection found in the cache: ask what the
+				if len(origin) == 0 && (len(want) == 0 || r.rewriting()) {
+					// A new selection found in the cache (or a lock file
+					// being rewritten in another flavour): ask what the
 					// origin vouches for, so that the lock file does not
-					// depend on the cache being warm, and check the entry
-					// against it before trusting it.
+					// depend on the cache being warm, and check a new
+					// entry against it before trusting it.
+					var err error
 					if origin, err = r.checksums(gctx, pkg); err != nil {
 						return err
 					}
-					if err := vouched(pkg, e.Hashes, origin); err != nil {
-						return err
+					if len(want) == 0 {
+						if err := vouched(pkg, e.Hashes, origin); err != nil {
+							return err
+						}
 					}
 				}
 				// Record what the origin vouches for (a registry's signed
-				// zh: of every platform), as tofu does.
+				// zh: of every platform), as tofu does; Terraform records
+				// no h1: it did not compute itself.
 				for _, rec := range origin {
+					if r.s.Flavor == FlavorTerraform && rec.Hash.Scheme() == hash.SchemeH1 {
+						continue
+					}
 					record(p.Addr, rec.Hash)
 				}
 				mu.Lock()
-				fetched = append(fetched, providerFetch{pkg: pkg, entry: e, hit: hit})
+				fetched = append(fetched, providerFetch{pkg: pkg, entry: e, hit: hit, reused: reused})
 				mu.Unlock()
 				return nil
 			})
@@ -591,7 +669,7 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 	slices.SortFunc(fetched, func(a, b providerFetch) int { return strings.Compare(a.pkg.String(), b.pkg.String()) })
 	out := make([]ProviderResult, 0, len(fetched))
 	for _, f := range fetched {
-		out = append(out, ProviderResult{Package: f.pkg, Dir: f.entry.Dir, CacheHit: f.hit, h1: f.entry.H1})
+		out = append(out, ProviderResult{Package: f.pkg, Dir: f.entry.Dir, CacheHit: f.hit, Reused: f.reused, h1: f.entry.H1})
 	}
 	return out, nil
 }
@@ -666,6 +744,9 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 	}
 	haveH1 := map[string]bool{}
 	for _, rec := range recs {
+		if rec.Hash.Scheme() == hash.SchemeH1 && !r.askedPlatform(rec.Provenance.Platforms) {
+			continue // as tofu: the h1: of the platforms asked for only
+		}
 		record(p.Addr, rec.Hash)
 		if rec.Hash.Scheme() == hash.SchemeH1 {
 			for _, pl := range rec.Provenance.Platforms {
@@ -706,6 +787,20 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// askedPlatform reports whether a hash that the origin reports for plats
+// (none: for no platform in particular) concerns a platform of the run.
+func (r *run) askedPlatform(plats []string) bool {
+	if len(plats) == 0 {
+		return true
+	}
+	for _, p := range r.s.platforms {
+		if slices.Contains(plats, p.String()) {
+			return true
+		}
+	}
+	return false
 }
 
 // runLister lists versions for Resolve: from the lock file and the cache
@@ -758,7 +853,11 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 			}
 		}
 		for _, plat := range r.s.platforms {
-			if _, ok, err := r.s.Cache.Lookup(ctx, source.ProviderPackage{Addr: p.Addr, Version: lk.Version, Platform: plat}, lk.Hashes); err != nil || !ok {
+			pp := source.ProviderPackage{Addr: p.Addr, Version: lk.Version, Platform: plat}
+			if _, _, ok := r.installedMatch(pp, lk.Hashes); ok {
+				continue
+			}
+			if _, ok, err := r.s.Cache.Lookup(ctx, pp, lk.Hashes); err != nil || !ok {
 				return nil, false
 			}
 		}
@@ -766,17 +865,25 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 	case source.ModulePackage:
 		var vs []versions.Version
 		found := false
+		byCall := map[string][]resolve.Requirement{}
+		for _, q := range reqs {
+			if qp, ok := q.Package.(source.ModulePackage); ok && qp.Source == p.Source {
+				byCall[q.Call] = append(byCall[q.Call], q)
+			}
+		}
 		for _, q := range reqs {
 			qp, ok := q.Package.(source.ModulePackage)
-			if !ok || qp.Source != p.Source {
+			// Only the calls whose versions are listed matter: a call of
+			// the same repository pinned by its source is not listed.
+			if !ok || qp.Source != p.Source || !resolve.ModuleCallListed(byCall[q.Call]) {
 				continue
 			}
 			found = true
 			if r.upgradingModule(q.Call) {
 				return nil, false
 			}
-			ml := r.prev.Module(q.Call)
-			if ml == nil || ml.Version.IsZero() || ml.Source != lockSource(q) || !q.Constraints.Allows(ml.Version) {
+			ml := r.locked.Module(q.Call)
+			if !resolve.ModuleLockApplies(ml, qp, q.LockSource) || ml.Version.IsZero() || !q.Constraints.Allows(ml.Version) {
 				return nil, false
 			}
 			pin := ml.Commit

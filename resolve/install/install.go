@@ -2,6 +2,8 @@ package install
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -139,9 +141,13 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 	defer unlock()
 	sweepStaging(r.s.InstallDir)
 	var staged []stagedDir
+	var scratch []string // staging roots, removed at the end
 	defer func() {
 		for _, sd := range staged {
 			removeAll(sd.tmp)
+		}
+		for _, d := range scratch {
+			removeAll(d)
 		}
 	}()
 	stage := func(name string) (string, error) {
@@ -150,12 +156,22 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 			return "", fmt.Errorf("install: %w", err)
 		}
 		staged = append(staged, stagedDir{name: name, tmp: tmp})
+		// MkdirTemp makes it 0700; tofu's providers and modules
+		// directories are 0755.
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
 		return tmp, nil
 	}
-	provDir, err := stage("providers")
+	// Providers are installed package by package, as tofu does: other
+	// packages in the providers directory (other versions, other
+	// platforms, what tofu or terraform installed) are left as they are,
+	// and a package already installed that matches the lock file is kept.
+	provDir, err := os.MkdirTemp(r.s.InstallDir, stagingPrefix+"providers-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("install: %w", err)
 	}
+	scratch = append(scratch, provDir)
 	pd := providercache.NewDir(provDir)
 	final := providercache.NewDir(filepath.Join(r.s.InstallDir, "providers"))
 	var shared *providercache.Dir
@@ -164,6 +180,10 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 	}
 	out := make([]ProviderResult, 0, len(provs))
 	for _, p := range provs {
+		if p.Reused {
+			out = append(out, p)
+			continue
+		}
 		if shared != nil {
 			if err := r.toPluginCache(ctx, shared, p); err != nil {
 				return nil, err
@@ -174,6 +194,11 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 		} else if _, err := pd.InstallDir(ctx, p.Package, p.Dir); err != nil {
 			return nil, fmt.Errorf("install: %w", err)
 		}
+		rel, err := filepath.Rel(r.s.InstallDir, final.PackageDir(p.Package))
+		if err != nil {
+			return nil, fmt.Errorf("install: %w", err)
+		}
+		staged = append(staged, stagedDir{name: rel, tmp: pd.PackageDir(p.Package)})
 		p.Dir = final.PackageDir(p.Package)
 		out = append(out, p)
 	}
@@ -255,7 +280,15 @@ func sweepStaging(dir string) {
 	}
 }
 
-// stagedDir is a directory built in tmp, to become INSTALLDIR/name.
+// randomName is a name no other file in the install directory has.
+func randomName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// stagedDir is a directory built in tmp, to become INSTALLDIR/name (name
+// may have several elements).
 type stagedDir struct{ name, tmp string }
 
 // swap moves each staged directory into place, moving the previous one
@@ -279,9 +312,13 @@ func swap(dir string, staged []stagedDir) error {
 	}
 	for i, sd := range staged {
 		dst := filepath.Join(dir, sd.name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			rollback()
+			return fmt.Errorf("install: %w", err)
+		}
 		old := ""
 		if _, err := os.Lstat(dst); err == nil {
-			old = sd.tmp + ".old"
+			old = filepath.Join(dir, stagingPrefix+"old-"+randomName())
 			if err := os.Rename(dst, old); err != nil {
 				rollback()
 				return fmt.Errorf("install: moving %s aside: %w", dst, err)

@@ -78,7 +78,11 @@ type Options struct {
 	// ReadOnly refuses to change the dependency selections (tofu's
 	// -lockfile=readonly): Init fails with a [*LockChangedError] if a
 	// version, constraint or pin would change, and only warns when hashes
-	// alone would be added. Default false.
+	// alone would be added. A lock file that records no module at all
+	// (written by tofu, say) has not adopted module locking: its module
+	// calls are installed as their constraints allow, with one
+	// [ModulesNotLockedWarning], and not locked; once the lock file has a
+	// module block, a call it lacks is a change refused. Default false.
 	ReadOnly bool
 	// DevOverrides are providers served from local directories: never
 	// looked up, installed or locked.
@@ -101,13 +105,68 @@ type Options struct {
 	DownloadConcurrency int
 	// Events receives progress reports. Default nil: discarded.
 	Events source.Events
-	// Header is the header flavour of the new lock file. Default
-	// [lockfile.HeaderTofu]: OpenTofu's two lines whatever header the
-	// previous file had, since that is what tofu 1.12 writes when it
-	// rewrites a file Terraform wrote. [lockfile.HeaderTerraform] gives
-	// Terraform's.
+	// Flavor is the tool whose lock files this run writes like: its
+	// header, its hash policy and its default registry host. Default
+	// [FlavorAuto]: the previous lock file's flavour (Terraform's when it
+	// has Terraform's header), OpenTofu's for a new file.
+	Flavor Flavor
+	// Header is kept for compatibility: [lockfile.HeaderTerraform] with
+	// FlavorAuto asks for [FlavorTerraform]. The zero value asks nothing.
+	//
+	// Deprecated: use Flavor.
 	Header lockfile.Header
 }
+
+// Flavor is the tool a lock file is written for.
+type Flavor int
+
+const (
+	// FlavorAuto keeps the previous lock file's flavour (its header and
+	// hash policy; provider addresses without a host are still read as
+	// OpenTofu's, as tofu reads them); a new file is OpenTofu's. tofu 1.12
+	// itself rewrites a Terraform file with its own header and hashes;
+	// tflock keeps the file as its owner wrote it unless asked (see the
+	// README, "Where tflock differs").
+	FlavorAuto Flavor = iota
+	// FlavorOpenTofu writes OpenTofu's header ("tofu init"), records every
+	// checksum the origin vouches for (the h1: of other platforms too, when
+	// the registry reports them), and reads provider addresses without a
+	// host as registry.opentofu.org.
+	FlavorOpenTofu
+	// FlavorTerraform writes Terraform's header ("terraform init"),
+	// records h1: only for the packages it installs or hashes itself (and
+	// the origin's zh:), as Terraform does, and reads provider addresses
+	// without a host as registry.terraform.io.
+	FlavorTerraform
+)
+
+// String returns "auto", "opentofu" or "terraform".
+func (f Flavor) String() string {
+	switch f {
+	case FlavorOpenTofu:
+		return "opentofu"
+	case FlavorTerraform:
+		return "terraform"
+	}
+	return "auto"
+}
+
+// ParseFlavor reads "opentofu", "terraform" or "auto" (or "").
+func ParseFlavor(s string) (Flavor, error) {
+	switch s {
+	case "", "auto":
+		return FlavorAuto, nil
+	case "opentofu", "tofu":
+		return FlavorOpenTofu, nil
+	case "terraform":
+		return FlavorTerraform, nil
+	}
+	return FlavorAuto, fmt.Errorf("unknown lock file flavour %q: want opentofu or terraform", s)
+}
+
+// TerraformRegistryHost is the registry of provider addresses without a
+// host under [FlavorTerraform].
+const TerraformRegistryHost = "registry.terraform.io"
 
 const defaultConcurrency = 64
 
@@ -119,6 +178,10 @@ type ProviderResult struct {
 	Dir string
 	// CacheHit is true when the package came from the cache.
 	CacheHit bool
+	// Reused is true when the package was already installed (by an earlier
+	// run, or by tofu or terraform) and matches the lock file: it was
+	// neither fetched nor copied.
+	Reused bool
 
 	h1 hash.Hash // the package's h1:, its cache entry's name
 }
@@ -128,6 +191,10 @@ type ModuleResult struct {
 	// Key is the call path: "" for the root module, "vpc", "vpc.subnets".
 	Key string
 	// Source is the source address as OpenTofu prints it, "" for the root.
+	// Like modules.json, which tofu compares with the configuration, it
+	// keeps the credentials the configuration writes in it (a URL's user
+	// information, a git "sshkey" argument): show it through
+	// address.Redact.
 	Source string
 	// Version is the selected version, if the module has one.
 	Version string
@@ -180,7 +247,8 @@ type settings struct {
 	dir       string
 	ownCache  string
 	platforms []source.Platform
-	noDir     bool // no configuration directory (LockProvider, LockModule)
+	asked     Flavor // Options.Flavor as given (Flavor is then resolved)
+	noDir     bool   // no configuration directory (LockProvider, LockModule)
 }
 
 func (o Options) normalize() (*settings, error) {
@@ -209,9 +277,6 @@ func (o Options) normalize() (*settings, error) {
 		s.DownloadConcurrency = max(8, 4*runtime.GOMAXPROCS(0))
 	}
 	s.DownloadConcurrency = min(s.DownloadConcurrency, s.Concurrency)
-	if s.DefaultHost == "" {
-		s.DefaultHost = resolve.DefaultRegistryHost
-	}
 	if s.Lock == nil {
 		// Leniently, as tofu reads it: a malformed hash is kept (and
 		// warned about) rather than refused, and blocks tflock does not
@@ -221,6 +286,26 @@ func (o Options) normalize() (*settings, error) {
 			return nil, err
 		}
 		s.Lock = lf
+	}
+	s.asked = s.Flavor
+	if s.Flavor == FlavorAuto {
+		s.Flavor = FlavorOpenTofu
+		if s.Header == lockfile.HeaderTerraform || s.Lock.Header() == lockfile.HeaderTerraform {
+			s.Flavor = FlavorTerraform
+		}
+	}
+	s.Header = lockfile.HeaderTofu
+	if s.Flavor == FlavorTerraform {
+		s.Header = lockfile.HeaderTerraform
+	}
+	if s.DefaultHost == "" {
+		s.DefaultHost = resolve.DefaultRegistryHost
+		if o.Flavor == FlavorTerraform {
+			// Asked for, not inherited: a file that only has Terraform's
+			// header keeps the host addresses are read with, as tofu
+			// reads them (its entries keep their own hosts).
+			s.DefaultHost = TerraformRegistryHost
+		}
 	}
 	if s.Cache == nil {
 		dir, err := os.MkdirTemp("", "tflock-cache-")

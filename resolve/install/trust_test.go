@@ -344,3 +344,73 @@ func TestFirstInstallChecksCachedEntryAgainstOrigin(t *testing.T) {
 		t.Error("a failed init changed the configuration directory")
 	}
 }
+
+// TestReuseInstalledProviders is "tofu init, then tflock" on a machine
+// whose cache is empty: the providers installed in .terraform/providers
+// match the lock file, so they are kept as they are (no request, no
+// download, no copy), and nothing tofu wrote there is deleted.
+func TestReuseInstalledProviders(t *testing.T) {
+	w, err := installtest.Start(context.Background(), installtest.Options{NoGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": providersOnlyConfig})
+	first := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+	if len(first.Providers) != 1 {
+		t.Fatalf("installed %d providers, want 1", len(first.Providers))
+	}
+	installed := first.Providers[0].Dir
+	// What tofu leaves beside its packages: its lock file per package, and
+	// packages this configuration no longer uses.
+	foreign := map[string]string{
+		installed + ".lock": "",
+		filepath.Join(dir, ".terraform", "providers", installtest.RegistryHost, "acme", "old", "0.1.0", source.CurrentPlatform.String(), "terraform-provider-old_v0.1.0"): "old\n",
+	}
+	for p, content := range foreign {
+		writeFiles(t, filepath.Dir(p), map[string]string{filepath.Base(p): content})
+	}
+	before := w.Requests()
+	lockBefore, _ := os.ReadFile(filepath.Join(dir, install.LockFileName))
+	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+	if n := w.Requests() - before; n != 0 {
+		t.Errorf("the registry was asked %d times, want 0", n)
+	}
+	if res.Downloads != 0 || res.Listed != 0 {
+		t.Errorf("downloads=%d listed=%d, want 0 and 0", res.Downloads, res.Listed)
+	}
+	if len(res.Providers) != 1 || !res.Providers[0].Reused || res.Providers[0].Dir != installed {
+		t.Errorf("providers = %+v, want the installed package reused in place", res.Providers)
+	}
+	for p, content := range foreign {
+		if b, err := os.ReadFile(p); err != nil || string(b) != content {
+			t.Errorf("%s: %q, %v; want it kept as it was", p, b, err)
+		}
+	}
+	if lockAfter, _ := os.ReadFile(filepath.Join(dir, install.LockFileName)); string(lockAfter) != string(lockBefore) {
+		t.Errorf("the lock file changed:\n%s", lockAfter)
+	}
+
+	// An installed package that no longer matches the lock file is
+	// replaced from the origin, and the foreign files stay.
+	exe := filepath.Join(installed, "terraform-provider-cloud_v1.1.0")
+	if err := os.Chmod(exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, []byte("tampered"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+	if res.Providers[0].Reused || res.Downloads != 1 {
+		t.Errorf("a tampered install was reused (downloads=%d)", res.Downloads)
+	}
+	if b, _ := os.ReadFile(exe); strings.Contains(string(b), "tampered") {
+		t.Error("the tampered executable is still installed")
+	}
+	for p := range foreign {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", p, err)
+		}
+	}
+}

@@ -172,6 +172,11 @@ func TestWorldTamperedRegistryPackage(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": worldConfig})
 	initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+	// A fresh machine: the lock file, no install (an installed package
+	// that matches the lock file is kept without a download).
+	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
+		t.Fatal(err)
+	}
 	before := snapshot(t, dir)
 	w.Registry.SetFault(registrytest.TamperedPackage)
 	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})

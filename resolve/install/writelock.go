@@ -12,7 +12,9 @@ import (
 // ([lockfile.WriteFile]) and returns the note OpenTofu prints after init:
 // that the file was created, or the changes followed by a request to review
 // and commit them. When nothing changed and the file exists, it writes
-// nothing and returns "".
+// nothing and returns "". When there is no file and nothing to lock (no
+// provider, no module, no kept unknown block), it writes nothing either,
+// as tofu does, and returns "".
 func WriteLock(path string, r *Result) (string, error) {
 	if r == nil || r.Lock == nil {
 		return "", errors.New("install: WriteLock: no result")
@@ -20,6 +22,9 @@ func WriteLock(path string, r *Result) (string, error) {
 	_, statErr := os.Stat(path)
 	existed := statErr == nil
 	if existed && len(r.Changes) == 0 {
+		return "", nil
+	}
+	if !existed && isEmpty(r.Lock) {
 		return "", nil
 	}
 	if err := lockfile.WriteFile(path, r.Lock); err != nil {
@@ -36,4 +41,12 @@ func createdNote(name string) string {
 		"selections it made above. Include this file in your version control repository\n" +
 		"so that OpenTofu can guarantee to make the same selections by default when\n" +
 		"you run \"tofu init\" in the future.\n"
+}
+
+// isEmpty reports whether a lock file locks nothing and keeps nothing.
+func isEmpty(lf *lockfile.File) bool {
+	for range lf.Providers() {
+		return false
+	}
+	return !modulesAdopted(lf) && len(lf.Unknown()) == 0
 }

@@ -9,33 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflock/tflock/internal/testdir"
 	"github.com/tflock/tflock/resolve/versions"
 )
-
-// conformanceDir returns ../shared/conformance relative to the repository
-// root (the directory holding go.mod).
-func conformanceDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "conformance")
-	if _, err := os.Stat(c); err != nil {
-		t.Fatalf("conformance data missing: %v", err)
-	}
-	return c
-}
 
 type tsvRow struct {
 	line       int
@@ -46,7 +22,7 @@ type tsvRow struct {
 
 func readTSV(t *testing.T, name string) []tsvRow {
 	t.Helper()
-	f, err := os.Open(filepath.Join(conformanceDir(t), "constraints", name))
+	f, err := os.Open(testdir.Conformance(t, "constraints", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +126,7 @@ func TestConformanceModules(t *testing.T) {
 // value in the real lock files is a fixed point of ParseConstraints+String:
 // OpenTofu and Terraform write them in the canonical form.
 func TestLockFileConstraintsAreCanonical(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(conformanceDir(t), "lockfiles", "*.hcl"))
+	files, err := filepath.Glob(filepath.Join(testdir.Conformance(t, "lockfiles"), "*.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}

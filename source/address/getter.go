@@ -1,10 +1,10 @@
 package address
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -47,8 +47,10 @@ func splitSubdir(src string) (pkg, subdir string) {
 	return pkg, subdir
 }
 
-// cleanSubdir normalises a subdirectory as OpenTofu does (path.Clean) and
-// rejects one that leads out of the package.
+// cleanSubdir normalises a subdirectory as OpenTofu does (path.Clean, so
+// "///sub" stays "/sub" and "//." stays ".") and rejects one that leads out
+// of the module package. OpenTofu checks only for a "../" prefix and lets a
+// bare ".." through to fail when it installs; this package refuses it now.
 func cleanSubdir(subdir string) (string, error) {
 	if subdir == "" {
 		return "", nil
@@ -57,95 +59,168 @@ func cleanSubdir(subdir string) (string, error) {
 	if subdir == ".." || strings.HasPrefix(subdir, "../") {
 		return "", fmt.Errorf("subdirectory path %q leads outside of the module package", subdir)
 	}
-	// "//." and "///x" name the package root and "x": keep the canonical
-	// form re-parseable.
-	subdir = strings.TrimLeft(subdir, "/")
-	if subdir == "." {
-		subdir = ""
-	}
 	return subdir, nil
 }
 
-// sshPattern pulls the user and host out of an scp-like address
+// isDrivePath reports whether src is a Windows absolute path with a drive
+// letter ("C:\modules\vpc", "C:/modules/vpc"). OpenTofu keeps such an
+// address verbatim as its module package on every platform (go-getter
+// reads the drive letter as a URL scheme, or on Windows as a file path).
+func isDrivePath(src string) bool {
+	return len(src) >= 3 && (src[0]|0x20 >= 'a' && src[0]|0x20 <= 'z') && src[1] == ':' && (src[2] == '\\' || src[2] == '/')
+}
+
+// sshPattern pulls the user, host and path out of an scp-like address
 // ("git@example.com:org/repo.git"), as go-getter's detectSSH does.
 var sshPattern = regexp.MustCompile(`^(?:([^@]+)@)?([^:]+):/?(.+)$`)
 
-// detect applies the go-getter detectors OpenTofu configures, in OpenTofu's
-// order (GitHub, Git, BitBucket, GCS, S3, file), to a source string that has
-// no forced getter, no subdirectory and no URL scheme. It returns the
-// detected address (possibly with a forced getter) and any subdirectory the
-// detector split off.
+// detect applies, to a source string that has no forced getter, no
+// subdirectory and no URL scheme, the go-getter detectors OpenTofu
+// configures, in its order: GitHub (with the query string set aside, as
+// OpenTofu wraps it), Git over SSH, BitBucket, GCS, S3, and absolute file
+// paths. It returns the detected address (possibly with a forced getter)
+// and the subdirectory a detector split off, as go-getter's Detect returns
+// them (the subdirectory still to be cleaned).
 func detect(src string) (result, subdir string, err error) {
+	var out string
 	switch {
 	case strings.HasPrefix(src, "github.com/"):
-		return detectHosted(src, "GitHub")
-	case sshPattern.MatchString(src):
-		m := sshPattern.FindStringSubmatch(src)
-		if m[1] == "git" {
-			return detectSCP(m[1], m[2], m[3])
+		base, query, _ := strings.Cut(src, "?")
+		if out, err = detectGitHub(base); err == nil && query != "" {
+			out += "?" + query
 		}
-	}
-	switch {
+	case sshPattern.MatchString(src) && sshPattern.FindStringSubmatch(src)[1] == "git":
+		out, err = detectSCP(src)
 	case strings.HasPrefix(src, "bitbucket.org/"):
-		return detectHosted(src, "BitBucket")
-	case strings.Contains(src, "googleapis.com/"):
-		return "gcs::https://" + src, "", nil
+		out, err = detectBitBucket(src)
+	case strings.Contains(src, ".googleapis.com/"):
+		out, err = detectGCS(src)
 	case strings.Contains(src, ".amazonaws.com/"):
-		return "s3::https://" + src, "", nil
-	case filepath.IsAbs(src) || strings.HasPrefix(src, "/"):
-		return "file://" + path.Clean("/"+filepath.ToSlash(src)), "", nil
+		out, err = detectS3(src)
+	case strings.HasPrefix(src, "/"):
+		// OpenTofu's file detector: the path as written, not cleaned.
+		out = "file:///" + src[1:]
+	default:
+		return "", "", fmt.Errorf("%w for %s", ErrUnknownSourceType, src)
 	}
-	return "", "", fmt.Errorf("%w for %s", ErrUnknownSourceType, src)
+	if err != nil {
+		return "", "", err
+	}
+	// go-getter's Detect moves a detector's "//SUBDIR" into the URL path
+	// and re-encodes the URL; the caller then splits it off again.
+	forced, rest := splitForcedGetter(out)
+	rest, sub := splitSubdir(rest)
+	if sub != "" {
+		u, err := url.Parse(rest)
+		if err != nil {
+			return "", "", fmt.Errorf("error parsing URL: %v", err)
+		}
+		u.Path += "//" + sub
+		u.RawPath = u.Path
+		rest = u.String()
+	}
+	if forced != "" {
+		rest = forced + "::" + rest
+	}
+	pkg, subdir := splitSubdir(rest)
+	return pkg, subdir, nil
 }
 
-// detectHosted handles "github.com/ORG/REPO[/SUBDIR][?QUERY]" (and the
-// same for bitbucket.org): a git repository over HTTPS, ".git" added.
-// go-getter asks Bitbucket's API whether a repository is git or Mercurial;
-// Bitbucket hosts only git repositories since 2020, so this assumes git and
-// makes no request.
-func detectHosted(src, what string) (string, string, error) {
+// detectGitHub handles "github.com/ORG/REPO[/SUBDIR]": a git repository
+// over HTTPS, ".git" added, any further path a subdirectory.
+func detectGitHub(src string) (string, error) {
 	parts := strings.Split(src, "/")
 	if len(parts) < 3 {
-		return "", "", fmt.Errorf("%s URLs should be %s/username/repo", what, parts[0])
+		return "", errors.New("GitHub URLs should be github.com/username/repo")
 	}
 	u, err := url.Parse("https://" + strings.Join(parts[:3], "/"))
 	if err != nil {
-		return "", "", fmt.Errorf("error parsing %s URL: %v", what, err)
+		return "", fmt.Errorf("error parsing GitHub URL: %v", err)
 	}
-	if u.Path == "" || strings.HasSuffix(u.Path, "/") {
-		return "", "", fmt.Errorf("%s URLs should be %s/username/repo", what, parts[0])
+	if strings.HasSuffix(u.Path, "/") {
+		// "github.com/org/" would name a repository ".git".
+		return "", errors.New("GitHub URLs should be github.com/username/repo")
 	}
 	if !strings.HasSuffix(u.Path, ".git") {
 		u.Path += ".git"
 	}
-	subdir := ""
 	if len(parts) > 3 {
-		subdir = strings.Join(parts[3:], "/")
-		// A query string after the subdirectory belongs to the URL.
-		if q := strings.IndexByte(subdir, '?'); q >= 0 {
-			if u.RawQuery == "" {
-				u.RawQuery = subdir[q+1:]
-			}
-			subdir = subdir[:q]
-		}
+		u.Path += "//" + strings.Join(parts[3:], "/")
 	}
-	return "git::" + u.String(), subdir, nil
+	return "git::" + u.String(), nil
 }
 
-// detectSCP turns "git@host:path" into "git::ssh://git@host/path", with the
-// query string re-encoded (sorted) as go-getter does.
-func detectSCP(user, host, p string) (string, string, error) {
-	u := url.URL{Scheme: "ssh", User: url.User(user), Host: host, Path: p}
-	if q := strings.IndexByte(p, '?'); q >= 0 {
-		vals, err := url.ParseQuery(p[q+1:])
+// detectBitBucket handles "bitbucket.org/PATH[?QUERY]": the whole path is
+// the repository (go-getter splits no subdirectory off it). go-getter asks
+// Bitbucket's API whether a repository is git or Mercurial; Bitbucket hosts
+// only git repositories since 2020, so this assumes git and makes no
+// request.
+func detectBitBucket(src string) (string, error) {
+	u, err := url.Parse("https://" + src)
+	if err != nil {
+		return "", fmt.Errorf("error parsing BitBucket URL: %v", err)
+	}
+	if !strings.HasSuffix(u.Path, ".git") {
+		u.Path += ".git"
+	}
+	return "git::" + u.String(), nil
+}
+
+// detectSCP turns "git@host:path[?query]" into "git::ssh://git@host/path",
+// with the query string re-encoded (sorted) as go-getter does.
+func detectSCP(src string) (string, error) {
+	m := sshPattern.FindStringSubmatch(src)
+	u := url.URL{Scheme: "ssh", User: url.User(m[1]), Host: m[2], Path: m[3]}
+	if p, q, ok := strings.Cut(m[3], "?"); ok {
+		vals, err := url.ParseQuery(q)
 		if err != nil {
-			return "", "", fmt.Errorf("error parsing SSH URL query: %v", err)
+			return "", fmt.Errorf("error parsing SSH URL query: %v", err)
 		}
-		u.RawQuery = vals.Encode()
-		u.Path = p[:q]
+		u.Path, u.RawQuery = p, vals.Encode()
 	}
-	if !strings.HasPrefix(u.Path, "/") {
-		u.Path = "/" + u.Path
+	return "git::" + u.String(), nil
+}
+
+// detectGCS handles "HOST.googleapis.com/storage/VERSION/BUCKET/OBJECT" as
+// go-getter does: the host becomes www.googleapis.com.
+func detectGCS(src string) (string, error) {
+	parts := strings.Split(src, "/")
+	if len(parts) < 5 {
+		return "", errors.New("URL is not a valid GCS URL")
 	}
-	return "git::" + u.String(), "", nil
+	u, err := url.Parse("https://www.googleapis.com/storage/" + parts[2] + "/" + parts[3] + "/" + strings.Join(parts[4:], "/"))
+	if err != nil {
+		return "", fmt.Errorf("error parsing GCS URL: %v", err)
+	}
+	return "gcs::" + u.String(), nil
+}
+
+// detectS3 handles the S3 host styles go-getter knows: "REGION.amazonaws.com/
+// BUCKET/KEY" (path style), "BUCKET.REGION.amazonaws.com/KEY" and
+// "BUCKET.s3.REGION.amazonaws.com/KEY" (virtual hosts, rewritten to path
+// style as go-getter does).
+func detectS3(src string) (string, error) {
+	parts := strings.Split(src, "/")
+	invalid := errors.New("URL is not a valid S3 URL")
+	if len(parts) < 2 {
+		return "", invalid
+	}
+	host := strings.Split(parts[0], ".")
+	rest := strings.Join(parts[1:], "/")
+	var raw string
+	switch {
+	case len(host) == 3:
+		raw = "https://" + host[0] + ".amazonaws.com/" + rest
+	case len(host) == 4:
+		raw = "https://" + host[1] + ".amazonaws.com/" + host[0] + "/" + rest
+	case len(host) == 5 && host[1] == "s3":
+		raw = "https://s3." + host[2] + ".amazonaws.com/" + host[0] + "/" + rest
+	default:
+		return "", invalid
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("error parsing S3 URL: %v", err)
+	}
+	return "s3::" + u.String(), nil
 }

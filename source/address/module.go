@@ -11,11 +11,12 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	svchost "github.com/hashicorp/terraform-svchost"
+	"github.com/tflock/tflock/internal/provaddr"
 )
 
 // DefaultRegistryHost is the module and provider registry host of an
 // address that names none, in OpenTofu.
-const DefaultRegistryHost = "registry.opentofu.org"
+const DefaultRegistryHost = provaddr.DefaultRegistryHost
 
 // Options adjusts parsing. The zero value parses as OpenTofu does.
 type Options struct {
@@ -303,7 +304,7 @@ func (r Remote) LockSource() string {
 	if r.Kind == KindGit {
 		p = r.gitBase(nil)
 	}
-	p = stripCredentials(p)
+	p = StripCredentials(p)
 	if r.Subdir == "" {
 		return p
 	}
@@ -342,7 +343,10 @@ func parseRemote(raw string) (Remote, error) {
 		return Remote{}, errors.New("the address is empty")
 	}
 	addr := pkg
-	if u, err := url.Parse(rest); err != nil || u.Scheme == "" || len(u.Scheme) == 1 {
+	if forced == "" && isDrivePath(rest) {
+		return Remote{Kind: KindFile, Address: addr, Subdir: subdir, URL: rest}, nil
+	}
+	if u, err := url.Parse(rest); err != nil || u.Scheme == "" {
 		detected, moreSubdir, err := detect(rest)
 		if err != nil {
 			return Remote{}, err

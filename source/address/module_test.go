@@ -106,9 +106,10 @@ func TestParseModuleSource(t *testing.T) {
 		"s3::https://s3.amazonaws.com/bucket/vpc.zip": {kind: "remote", remoteKind: KindS3,
 			str: "s3::https://s3.amazonaws.com/bucket/vpc.zip", pkg: "s3::https://s3.amazonaws.com/bucket/vpc.zip",
 			lock: "s3::https://s3.amazonaws.com/bucket/vpc.zip", url: "https://s3.amazonaws.com/bucket/vpc.zip"},
+		// go-getter rewrites a virtual-host S3 address to path style.
 		"bucket.s3.amazonaws.com/vpc.zip": {kind: "remote", remoteKind: KindS3,
-			str: "s3::https://bucket.s3.amazonaws.com/vpc.zip", pkg: "s3::https://bucket.s3.amazonaws.com/vpc.zip",
-			lock: "s3::https://bucket.s3.amazonaws.com/vpc.zip", url: "https://bucket.s3.amazonaws.com/vpc.zip"},
+			str: "s3::https://s3.amazonaws.com/bucket/vpc.zip", pkg: "s3::https://s3.amazonaws.com/bucket/vpc.zip",
+			lock: "s3::https://s3.amazonaws.com/bucket/vpc.zip", url: "https://s3.amazonaws.com/bucket/vpc.zip"},
 		"gcs::https://www.googleapis.com/storage/v1/bucket/vpc.zip": {kind: "remote", remoteKind: KindGCS,
 			str: "gcs::https://www.googleapis.com/storage/v1/bucket/vpc.zip", pkg: "gcs::https://www.googleapis.com/storage/v1/bucket/vpc.zip",
 			lock: "gcs::https://www.googleapis.com/storage/v1/bucket/vpc.zip", url: "https://www.googleapis.com/storage/v1/bucket/vpc.zip"},
@@ -125,16 +126,7 @@ func TestParseModuleSource(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			var kind, subdir string
-			var r Remote
-			switch got := got.(type) {
-			case Local:
-				kind = "local"
-			case Registry:
-				kind, subdir = "registry", got.Subdir
-			case Remote:
-				kind, subdir, r = "remote", got.Subdir, got
-			}
+			kind, subdir, r := describe(got)
 			type view struct {
 				Kind, Str, Pkg, Lock, Subdir, Ref, Tag, Digest, URL string
 				RemoteKind                                          RemoteKind

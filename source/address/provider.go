@@ -1,10 +1,7 @@
 package address
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-	"unicode/utf8"
+	"github.com/tflock/tflock/internal/provaddr"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	svchost "github.com/hashicorp/terraform-svchost"
@@ -35,61 +32,35 @@ type Provider struct {
 	DefaultHost svchost.Hostname
 }
 
-// ParseProviderSource parses a provider source address ("hashicorp/aws",
-// "HOST/NAMESPACE/TYPE") with the default [Options].
+// ParseProviderSource parses a provider source address ("aws",
+// "hashicorp/aws", "HOST/NAMESPACE/TYPE") with the default [Options].
 func ParseProviderSource(raw string) (Provider, error) {
 	return ParseProviderSourceWith(raw, Options{})
 }
 
-// ParseProviderSourceWith parses a provider source address. An address
-// without a host gets [Options.DefaultRegistryHost]. A single name without
-// a namespace ("aws") is rejected: OpenTofu only accepts it as the implied
-// local name of a provider, never as a source.
+// ParseProviderSourceWith parses a provider source address as OpenTofu
+// reads the "source" of a required_providers entry. An address without a
+// host gets [Options.DefaultRegistryHost]; a bare type name ("aws") is in
+// the "hashicorp" namespace. The legacy namespace ("-/aws") is accepted on
+// the default host only and gives a [ProviderLegacy] address. The rules are
+// those of the one provider-address parser all of tflock uses (the lock file
+// decoder, the configuration reader, the CLI configuration), so they agree
+// on every string. Errors are [*ParseError] and match [ErrInvalidProvider].
 func ParseProviderSourceWith(raw string, opts Options) (Provider, error) {
 	host, err := opts.defaultHost()
 	if err != nil {
 		return Provider{}, &ParseError{Kind: "provider", Input: raw, Err: err}
 	}
-	if !utf8.ValidString(raw) {
-		return Provider{}, &ParseError{Kind: "provider", Input: raw, Err: errors.New("the address is not valid UTF-8")}
-	}
-	// Parse "DEFAULTHOST/NS/TYPE" as "NS/TYPE", so that the library's
-	// own default host plays no part (its legacy-namespace rule names it).
-	given, explicitHost := raw, false
-	if parts := strings.Split(raw, "/"); len(parts) == 3 {
-		explicitHost = true
-		if h, err := svchost.ForComparison(parts[0]); err == nil && h == host {
-			given, explicitHost = parts[1]+"/"+parts[2], false
-		}
-	}
-	p, err := tfaddr.ParseProviderSource(given)
+	p, err := provaddr.Parse(raw, string(host))
 	if err != nil {
-		var pe *tfaddr.ParserError
-		if errors.As(err, &pe) {
-			err = errors.New(pe.Summary + ": " + pe.Detail)
-		}
 		return Provider{}, &ParseError{Kind: "provider", Input: raw, Err: err}
-	}
-	if p.Namespace == tfaddr.UnknownProviderNamespace {
-		return Provider{}, &ParseError{Kind: "provider", Input: raw,
-			Err: errors.New(`a provider source address must have a namespace, such as "hashicorp/` + p.Type + `"`)}
-	}
-	if !explicitHost {
-		p.Hostname = host
-	}
-	if _, ok := hostForDisplay(p.Hostname); !ok {
-		return Provider{}, &ParseError{Kind: "provider", Input: raw, Err: fmt.Errorf("invalid provider source hostname %q", p.Hostname)}
-	}
-	if p.Namespace == tfaddr.LegacyProviderNamespace && p.Hostname != host {
-		return Provider{}, &ParseError{Kind: "provider", Input: raw,
-			Err: errors.New(`Invalid provider namespace: The legacy provider namespace "-" can be used only with hostname ` + host.ForDisplay() + ".")}
-	}
-	// The parts must be canonical: parsing them again gives them back.
-	if again, err := tfaddr.ParseProviderSource(p.Namespace + "/" + p.Type); err != nil || again.Namespace != p.Namespace || again.Type != p.Type {
-		return Provider{}, &ParseError{Kind: "provider", Input: raw, Err: fmt.Errorf("invalid provider namespace or type %q", p.Namespace+"/"+p.Type)}
 	}
 	return Provider{Addr: p, DefaultHost: host}, nil
 }
+
+// ErrInvalidProvider is matched (errors.Is) by every error of
+// [ParseProviderSource] for an address that is not valid.
+var ErrInvalidProvider = provaddr.ErrInvalid
 
 // MustParseProviderSource is like [ParseProviderSource] but panics on
 // error. It is for addresses written in program text.
@@ -118,7 +89,7 @@ func (p Provider) String() string {
 	if p.Addr.IsZero() {
 		return ""
 	}
-	return displayHost(p.Addr.Hostname) + "/" + p.Addr.Namespace + "/" + p.Addr.Type
+	return provaddr.String(p.Addr)
 }
 
 // ForDisplay returns "NAMESPACE/TYPE" for a provider on the default host,

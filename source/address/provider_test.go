@@ -19,6 +19,10 @@ func TestParseProviderSource(t *testing.T) {
 		"example.com/ns/type":            {ProviderRegular, "example.com/ns/type", "example.com/ns/type"},
 		"terraform.io/builtin/terraform": {ProviderBuiltin, "terraform.io/builtin/terraform", "terraform.io/builtin/terraform"},
 		"-/aws":                          {ProviderLegacy, "registry.opentofu.org/-/aws", "-/aws"},
+		// A bare type is in the "hashicorp" namespace, as in a
+		// required_providers source.
+		"aws":       {ProviderRegular, "registry.opentofu.org/hashicorp/aws", "hashicorp/aws"},
+		"terraform": {ProviderRegular, "registry.opentofu.org/hashicorp/terraform", "hashicorp/terraform"},
 	}
 	for in, want := range tests {
 		t.Run(in, func(t *testing.T) {
@@ -35,7 +39,8 @@ func TestParseProviderSource(t *testing.T) {
 
 func TestParseProviderSourceErrors(t *testing.T) {
 	tests := map[string]string{
-		"aws":                              "must have a namespace",
+		"my_org/aws":                       "Invalid provider namespace",
+		"example.com/ns/opentofu-aws":      "redundant",
 		"":                                 "invalid provider source",
 		"a/b/c/d":                          "invalid provider source",
 		"hashicorp/terraform-provider-aws": "Did you mean",
@@ -44,7 +49,7 @@ func TestParseProviderSourceErrors(t *testing.T) {
 	for in, want := range tests {
 		_, err := ParseProviderSource(in)
 		var pe *ParseError
-		if err == nil || !errors.As(err, &pe) || pe.Kind != "provider" || !strings.Contains(err.Error(), want) {
+		if err == nil || !errors.As(err, &pe) || pe.Kind != "provider" || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrInvalidProvider) {
 			t.Errorf("ParseProviderSource(%q) error = %v, want a provider *ParseError containing %q", in, err, want)
 		}
 	}

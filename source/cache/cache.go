@@ -20,6 +20,8 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/display"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // Options configure a [Cache]. The zero value is ready to use.
@@ -253,6 +255,14 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	if f == nil {
 		f = &source.Fetched{}
 	}
+	if isModule(pkg) {
+		// Whatever the source, a module package is stored (and so
+		// installed) without the version-control metadata its h1: leaves
+		// out: the tree installed is the tree hashed.
+		if err := fsutil.RemoveVCSMetadata(pkgDir); err != nil {
+			return Entry{}, fmt.Errorf("cache: %w", err)
+		}
+	}
 	h1, err := h1Dir(pkgDir, isModule(pkg))
 	if err != nil {
 		return Entry{}, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
@@ -293,7 +303,10 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 			}
 		}
 	}
-	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: f.Location, Subdir: f.Subdir}
+	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
+	if !indexed(pkg) {
+		return e, nil
+	}
 	if err := c.writeIndex(key, e); err != nil {
 		return Entry{}, err
 	}
@@ -311,7 +324,11 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 // (address, version, platform) and only then checked against want.
 func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool) {
 	module := isModule(pkg)
-	rec, haveRec := c.readIndex(identity(pkg))
+	var rec indexRecord
+	haveRec := false
+	if indexed(pkg) {
+		rec, haveRec = c.readIndex(identity(pkg))
+	}
 	for _, h := range want {
 		if !module || h.Scheme() != hash.SchemeH1 {
 			continue
@@ -338,6 +355,14 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 func (c *Cache) usable(ctx context.Context, dir string, h1 hash.Hash, module bool) bool {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
+		return false
+	}
+	if module && fsutil.HasVCSMetadata(dir) {
+		// Stored by an older version, before module entries were kept
+		// free of what their h1: leaves out: installing it would install
+		// version-control metadata.
+		c.discard(dir)
+		source.Emit(c.opts.Events, source.Event{Kind: source.EventWarning, Detail: fmt.Sprintf("cache entry %s held version-control metadata and has been discarded", h1)})
 		return false
 	}
 	if c.opts.TrustEntries {
@@ -444,13 +469,30 @@ func (c *Cache) writeIndex(key string, e Entry) error {
 }
 
 // identity is the cache key of a package: its canonical string plus, for a
-// pinned module, the pin (a ref can move, a pin cannot).
+// module, the ref its source names (kept even beside a version) and the
+// pin (a ref can move, a pin cannot), without the credentials a module
+// address may carry, so that the key and the index record hold none and
+// two addresses that differ only by credentials are one package.
 func identity(pkg source.Package) string {
 	s := pkg.String()
-	if m, ok := pkg.(source.ModulePackage); ok && m.Pin != "" {
-		s += " @" + m.Pin
+	if m, ok := pkg.(source.ModulePackage); ok {
+		if m.Ref != "" && !m.Version.IsZero() {
+			s += "?ref=" + m.Ref
+		}
+		if m.Pin != "" {
+			s += " @" + m.Pin
+		}
 	}
-	return s
+	return display.StripCredentials(s)
+}
+
+// indexed reports whether the index may answer for pkg: not for a module
+// named only by a ref or by nothing (a branch, a default branch, an OCI
+// tag), whose content changes when the name moves on. Such a module is
+// found by the hashes the caller wants, or fetched.
+func indexed(pkg source.Package) bool {
+	m, ok := pkg.(source.ModulePackage)
+	return !ok || !m.Version.IsZero() || m.Pin != ""
 }
 
 func keyName(key string) string {

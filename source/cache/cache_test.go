@@ -18,6 +18,7 @@ import (
 	"golang.org/x/mod/sumdb/dirhash"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 )
@@ -417,6 +418,14 @@ func TestModuleEntriesLeaveOutVCS(t *testing.T) {
 	if want := referenceH1(t, map[string]string{"main.tf": "# module\n"}); e.H1 != want {
 		t.Fatalf("module entry h1 = %s, want %s (the tree without .git)", e.H1, want)
 	}
+	// What is stored, and so installed, is what the h1: covers: whatever
+	// the fetcher wrote, no VCS metadata is kept.
+	if des, err := os.ReadDir(e.Dir); err != nil || len(des) != 1 || des[0].Name() != "main.tf" {
+		t.Errorf("module entry holds %v (%v), want only main.tf", des, err)
+	}
+	if h, err := hash.H1Dir(e.Dir); err != nil || h != e.H1 {
+		t.Errorf("the stored tree hashes to %s (%v), the entry records %s", h, err, e.H1)
+	}
 	// The same module pinned at another commit is another package.
 	other := mod
 	other.Pin = strings.Repeat("b", 40)
@@ -425,12 +434,42 @@ func TestModuleEntriesLeaveOutVCS(t *testing.T) {
 	}
 }
 
+// TestModuleEntryWithVCSIsRefetched: a module entry that holds VCS
+// metadata (stored by an older version) is never installed from: it is
+// discarded and fetched again, cold or warm, trusted or not.
+func TestModuleEntryWithVCSIsRefetched(t *testing.T) {
+	for _, trust := range []bool{false, true} {
+		c, err := cache.Open(t.TempDir(), cache.Options{TrustEntries: trust})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod := source.ModulePackage{Source: "git::https://example.com/net.git", Ref: "v1.0.0", Pin: strings.Repeat("a", 40)}
+		var calls atomic.Int32
+		fetch := countingFetch(t, map[string]string{"main.tf": "# module\n"}, &calls)
+		e, _, err := c.Fill(context.Background(), mod, nil, fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, e.Dir, map[string]string{".git/config": "[core]\n\tfsmonitor = touch pwned\n"})
+		again, hit, err := c.Fill(context.Background(), mod, []hash.Hash{e.H1}, fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hit || calls.Load() != 2 {
+			t.Errorf("trust=%v: hit=%v after %d fetches; want the poisoned entry refetched", trust, hit, calls.Load())
+		}
+		if _, err := os.Stat(filepath.Join(again.Dir, ".git")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("trust=%v: the entry still holds .git (%v)", trust, err)
+		}
+	}
+}
+
 func TestSubdirSurvivesInIndex(t *testing.T) {
 	c, err := cache.Open(t.TempDir(), cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := source.ModulePackage{Source: "registry.opentofu.org/acme/vpc/aws"}
+	mod := source.ModulePackage{Source: "registry.opentofu.org/acme/vpc/aws", Version: versions.MustParse("1.0.0")}
 	fetch := func(ctx context.Context, dir string) (*source.Fetched, error) {
 		writeFiles(t, dir, map[string]string{"modules/vpc/main.tf": "# vpc\n"})
 		return &source.Fetched{Dir: dir, Subdir: "modules/vpc"}, nil
@@ -470,5 +509,59 @@ func TestOpenWritesNothingUntilFill(t *testing.T) {
 	}
 	if _, ok, err := c.Lookup(context.Background(), testPkg, nil); err != nil || !ok {
 		t.Fatalf("Lookup after Fill = %v, %v; want a hit", ok, err)
+	}
+}
+
+// TestModuleRefIdentity: the ref of a module package is part of its
+// identity even beside a version, and a module named only by a ref (a
+// branch) is never answered from the index, since the branch moves on: it
+// is found by the h1: a lock records, or fetched again.
+func TestModuleRefIdentity(t *testing.T) {
+	ctx := context.Background()
+	c, err := cache.Open(t.TempDir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const src = "git::https://example.com/net.git"
+	v6 := source.ModulePackage{Source: src, Version: versions.MustParse("6.0.0")}
+	var calls atomic.Int32
+	if _, _, err := c.Fill(ctx, v6, nil, countingFetch(t, map[string]string{"main.tf": "# 6.0.0\n"}, &calls)); err != nil {
+		t.Fatal(err)
+	}
+	withRef := v6
+	withRef.Ref = "v5.60.0"
+	if e, ok, _ := c.Lookup(ctx, withRef, nil); ok {
+		t.Fatalf("a package with a ref was served the entry of the same version without it: %s", e.Dir)
+	}
+
+	branch := source.ModulePackage{Source: src, Ref: "main"}
+	old := map[string]string{"main.tf": "# main at first\n"}
+	e1, _, err := c.Fill(ctx, branch, nil, countingFetch(t, old, &calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The branch moved on: without a locked hash, fetched again.
+	moved := map[string]string{"main.tf": "# main later\n"}
+	before := calls.Load()
+	e2, hit, err := c.Fill(ctx, branch, nil, countingFetch(t, moved, &calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hit || calls.Load() != before+1 || e2.H1 != referenceH1(t, moved) {
+		t.Fatalf("a branch was answered from the cache: hit=%v fetches=%d h1=%s", hit, calls.Load()-before, e2.H1)
+	}
+	// With the locked hash, the locked content, without a fetch.
+	e3, hit, err := c.Fill(ctx, branch, []hash.Hash{e1.H1}, countingFetch(t, moved, &calls))
+	if err != nil || !hit || e3.H1 != e1.H1 {
+		t.Fatalf("locked branch content: hit=%v h1=%s err=%v, want a hit on %s", hit, e3.H1, err, e1.H1)
+	}
+	// Pinned to a commit, the index answers again.
+	pinned := branch
+	pinned.Pin = strings.Repeat("a", 40)
+	if _, _, err := c.Fill(ctx, pinned, nil, countingFetch(t, old, &calls)); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, _ := c.Lookup(ctx, pinned, nil); !ok || e.H1 != e1.H1 {
+		t.Fatalf("pinned lookup: ok=%v h1=%s", ok, e.H1)
 	}
 }

@@ -6,7 +6,7 @@
 // A cache is a directory:
 //
 //	objects/<h1 digest, base64url>/   the package contents, never modified once published
-//	index/<sha256 of identity>.json   package identity → h1 and the other hashes seen
+//	index/<sha256 of identity>.json   package identity (no credentials) → h1 and the other hashes seen
 //	locks/<sha256 of identity>.lock   advisory lock files (never removed)
 //	tmp/                              work in progress
 //
@@ -17,9 +17,28 @@
 // its files; for modules, without VCS metadata). A package whose lock file
 // entry records an h1: is therefore found without knowing where it came from,
 // and a warm cache means no download at all. The index maps a package
-// identity (provider address, version and platform; module source and version
-// or ref) to the h1: of the entry fetched for it, so that a package whose lock
-// entry has only zh: hashes, or no entry yet, is found too.
+// identity (provider address, version and platform; module source, version,
+// ref and the commit or digest it is pinned to) to the h1: of the entry
+// fetched for it, so that a package whose lock entry has only zh: hashes, or
+// no entry yet, is found too. A module named only by a ref, or by nothing
+// (a branch, the default branch, an OCI tag), has no index record: the name
+// moves on, so such a module is found by the h1: its lock entry records, or
+// fetched again.
+//
+// # Credentials
+//
+// A module address may carry credentials (the user information of a URL,
+// a git "sshkey" argument). The cache is shared by every configuration and
+// user of the machine, so none is ever written to it: the identity that
+// keys the index and the lock files is the package's canonical string
+// without credentials (address.StripCredentials: an ssh user name stays,
+// everything else of the user information and the "sshkey" argument go),
+// and is stored only as the SHA-256 of that form in file names and as
+// that form in the index record; the record's location is stripped the
+// same way. Two addresses that differ only by their credentials are
+// therefore one package and share one entry. Events and errors about a
+// package show its credentials as "REDACTED" (see source.Emit and
+// source.Error).
 //
 // # Concurrency
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/source"
 )
 
@@ -517,13 +518,7 @@ func decodeDevOverrides(pi *ProviderInstallation, attr *hcl.Attribute) hcl.Diagn
 }
 
 // parseProviderAddr parses a provider source address with OpenTofu's
-// default registry host.
+// default registry host, as tflock's one provider-address parser reads it.
 func parseProviderAddr(s string) (tfaddr.Provider, error) {
-	switch strings.Count(s, "/") {
-	case 0:
-		s = source.DefaultProviderHost + "/hashicorp/" + s
-	case 1:
-		s = source.DefaultProviderHost + "/" + s
-	}
-	return tfaddr.ParseProviderSource(s)
+	return provaddr.Parse(s, "")
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 
@@ -14,18 +13,12 @@ import (
 	"github.com/tflock/tflock/source/address"
 )
 
-// cacheKey is the hex SHA-256 of the repository URL without credentials:
-// the name of the repository's cache directory.
+// cacheKey is the hex SHA-256 of the repository URL without credentials
+// (address.StripCredentials): the name of the repository's cache
+// directory, shared by every address of the repository whatever
+// credentials it carries.
 func cacheKey(r address.Remote) string {
-	s := r.URL
-	if u, err := url.Parse(r.URL); err == nil && u.User != nil {
-		_, hasPassword := u.User.Password()
-		if hasPassword || u.Scheme == "http" || u.Scheme == "https" {
-			u.User = nil
-		}
-		s = u.String()
-	}
-	sum := sha256.Sum256([]byte(s))
+	sum := sha256.Sum256([]byte(address.StripCredentials(r.URL)))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -61,7 +54,7 @@ func (s *Source) lockEntry(ctx context.Context, r address.Remote, m source.Modul
 // tagRecord is the tag list kept in the cache: every tag ever seen, with
 // the commit it last pointed to.
 type tagRecord struct {
-	URL  string            `json:"url"` // redacted, for people looking at the cache
+	URL  string            `json:"url"` // without credentials, for people looking at the cache
 	Tags map[string]string `json:"tags"`
 }
 
@@ -80,7 +73,7 @@ func (s *Source) recordTags(ctx context.Context, r address.Remote, m source.Modu
 	if rec.Tags == nil {
 		rec.Tags = map[string]string{}
 	}
-	rec.URL = address.Redact(r.URL)
+	rec.URL = address.StripCredentials(r.URL)
 	for _, t := range tags {
 		rec.Tags[t.name] = t.commit
 	}

@@ -23,14 +23,23 @@
 //     commit and fetches that;
 //   - with neither, fetches the remote's default branch (HEAD).
 //
-// When Pin is set (the commit the lock file recorded), the tag or ref must
-// still point to it, else Fetch fails with a [*MovedTagError]. Only the
+// When Pin is set (the commit the lock file recorded), a tag (a version's
+// tag, or a ref that names a tag) must still point to it, else Fetch fails
+// with a [*MovedTagError]. A branch, or the default branch, moves on by
+// design: with Pin set, that commit is fetched wherever the branch points
+// now (the lock is the point), and no "moved" error is raised; without
+// Pin, its current head. A commit id ref that is not the pinned commit is
+// an error wrapping source.ErrChecksumMismatch. Only the
 // needed commit is fetched, shallowly ("--depth 1", or the address's
 // "depth") where the server allows it, falling back to a full fetch. As in
 // OpenTofu, a "depth" argument needs "ref" to name a branch or tag: with a
 // commit ID, Fetch fails with [ErrDepthNeedsRef].
 // Submodules are checked out recursively, as OpenTofu does. The result has
-// no ".git"; Fetched.Hashes holds its h1: and Fetched.Pin the commit.
+// no version-control metadata: no ".git", nor any ".hg", ".svn" or ".bzr"
+// the repository tracks (the one rule for module packages,
+// [github.com/tflock/tflock/hash.IsVCSMetadata]), so that it is exactly the
+// tree its h1: covers; Fetched.Hashes holds that h1: and Fetched.Pin the
+// commit.
 //
 // A version constraint together with a "ref" argument is a contradiction:
 // [Validate] reports it. [Source.Select] picks the newest tag allowed by a
@@ -57,8 +66,31 @@
 //
 // # Credentials
 //
-// Credentials in URLs are passed to git but never appear in errors, events
-// or warnings: every message goes through address.Redact. An "sshkey"
-// argument (a base64 private key, as go-getter takes it) is written to a
-// mode-0600 temporary file for GIT_SSH_COMMAND and removed afterwards.
+// A module address may carry credentials: the user information of its URL
+// ("https://user:token@host/...") and an "sshkey" argument (a base64
+// private key, as go-getter takes it). They are given to git and kept
+// nowhere else:
+//
+//   - Errors, events and warnings show them as "REDACTED"
+//     (address.Redact): the package of an event or of a source.Error, the
+//     arguments of a [CommandError], and git's own messages, which are
+//     also scrubbed of the literal user name, password and key in case git
+//     spells them otherwise.
+//   - The cache is keyed by the SHA-256 of the repository URL without
+//     credentials (address.StripCredentials; an ssh user name is part of
+//     the address and stays): addresses that differ only by their
+//     credentials share one cached clone, and neither the directory name
+//     nor tags.json holds a credential. The bare clone is fetched into by
+//     URL, with no remote configured, and git records the URLs of
+//     FETCH_HEAD without their credentials.
+//   - A checkout's remote "origin", which holds the URL as given, is
+//     configured only when the package has submodules (their relative URLs
+//     are resolved against it), in the temporary .git that is removed
+//     before the package is published.
+//   - The "sshkey" key is written to a mode-0600 temporary file for
+//     GIT_SSH_COMMAND and removed when the command ends.
+//
+// The lock file records the address without credentials or "sshkey"
+// (address.Remote.LockSource); modules.json records the source as the
+// configuration writes it, credentials included, as OpenTofu does.
 package git

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tflock/tflock/source/address"
 )
 
 // ErrGitNotFound is wrapped by the error returned when the git executable
@@ -19,17 +21,17 @@ var ErrRefWithVersion = errors.New(`a git module source with a "ref" argument ca
 // shallow clone needs a branch or tag name.
 var ErrDepthNeedsRef = errors.New(`the "depth" argument needs "ref" to be a branch or tag name, not a commit ID`)
 
-// MovedTagError reports that a tag (or ref) now points at another commit
-// than the one the lock file recorded.
+// MovedTagError reports that a tag now points at another commit than the
+// one the lock file recorded. It is never raised for a branch.
 type MovedTagError struct {
 	Source string // the package address, without credentials
-	Ref    string // the tag, branch or "HEAD"
+	Ref    string // the tag, as the version or the ref names it
 	Locked string // the commit in the lock file
 	Now    string // the commit the ref points to now
 }
 
 func (e *MovedTagError) Error() string {
-	return fmt.Sprintf("%s: %q now points to commit %s, but the lock file records commit %s: the tag was moved; if that is expected, upgrade the module to record the new commit", e.Source, e.Ref, e.Now, e.Locked)
+	return address.Redact(fmt.Sprintf("%s: %q now points to commit %s, but the lock file records commit %s: the tag was moved; if that is expected, upgrade the module to record the new commit", e.Source, e.Ref, e.Now, e.Locked))
 }
 
 // NoMatchingTagError reports that no tag of a repository is a version
@@ -45,11 +47,11 @@ func (e *NoMatchingTagError) Error() string {
 	if len(e.Tags) > 0 {
 		tags = strings.Join(e.Tags, ", ")
 	}
-	return fmt.Sprintf("%s: no tag matches the version constraint %q; tags seen: %s", e.Source, e.Constraints, tags)
+	return address.Redact(fmt.Sprintf("%s: no tag matches the version constraint %q; tags seen: %s", e.Source, e.Constraints, tags))
 }
 
 // CommandError is a git command that failed. Args and Stderr have their
-// credentials removed.
+// credentials removed (replaced by "REDACTED"), and so has its text.
 type CommandError struct {
 	Args   []string
 	Stderr string
@@ -61,7 +63,7 @@ func (e *CommandError) Error() string {
 	if msg == "" {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+	return address.Redact(fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg))
 }
 
 // Unwrap returns the cause (usually an *exec.ExitError or a context error).

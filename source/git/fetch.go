@@ -12,6 +12,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // target is what to fetch: a ref name to ask the server for (empty for a
@@ -59,7 +60,10 @@ func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 	}, nil
 }
 
-// resolve finds the commit to fetch and checks it against the pin.
+// resolve finds the commit to fetch and checks it against the pin. A tag
+// must still point to the pinned commit; a branch or the default branch
+// has moved on by design, so with a pin the pinned commit itself is
+// fetched, whatever the branch points to now.
 func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.Remote) (target, error) {
 	pkgName := address.Redact(r.LockSource())
 	moved := func(t target) error {
@@ -67,6 +71,14 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 			return &MovedTagError{Source: pkgName, Ref: t.display, Locked: m.Pin, Now: t.commit}
 		}
 		return nil
+	}
+	// atPin is the target for a branch: its pinned commit when there is
+	// one, else its head.
+	atPin := func(t target) target {
+		if m.Pin == "" || !isCommitID(m.Pin) {
+			return t
+		}
+		return target{display: t.display, commit: m.Pin}
 	}
 	switch {
 	case !m.Version.IsZero():
@@ -103,7 +115,10 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		for _, name := range []string{"refs/tags/" + m.Ref, "refs/heads/" + m.Ref, m.Ref} {
 			if c, ok := refs[name]; ok && strings.HasPrefix(name, "refs/") || ok && name == "HEAD" {
 				t := target{ref: name, display: m.Ref, commit: c}
-				return t, moved(t)
+				if isTag(name) {
+					return t, moved(t)
+				}
+				return atPin(t), nil
 			}
 		}
 		if isHex(m.Ref) && len(m.Ref) >= 4 {
@@ -112,7 +127,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 			}
 			t := target{display: m.Ref, commit: m.Ref}
 			if m.Pin != "" && !strings.HasPrefix(m.Pin, m.Ref) {
-				return target{}, &MovedTagError{Source: pkgName, Ref: m.Ref, Locked: m.Pin, Now: m.Ref}
+				return target{}, fmt.Errorf("%w: the source asks for commit %s but the lock file records commit %s", source.ErrChecksumMismatch, m.Ref, m.Pin)
 			}
 			return t, nil
 		}
@@ -126,10 +141,12 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		if !ok {
 			return target{}, fmt.Errorf("%w: the repository has no default branch (HEAD)", source.ErrVersionNotFound)
 		}
-		t := target{ref: "HEAD", display: "HEAD", commit: c}
-		return t, moved(t)
+		return atPin(target{ref: "HEAD", display: "HEAD", commit: c}), nil
 	}
 }
+
+// isTag reports whether a full ref name is a tag's.
+func isTag(ref string) bool { return strings.HasPrefix(ref, "refs/tags/") }
 
 func isHex(s string) bool {
 	for _, c := range s {
@@ -160,7 +177,7 @@ func (s *Source) cachedCommit(ctx context.Context, r address.Remote, m source.Mo
 	return err == nil
 }
 
-// export checks the commit out into dir, without .git, and returns the
+// export checks the commit out into dir, without VCS metadata, and returns the
 // full commit ID. On error dir is left as it was.
 func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.Remote, t target, dir string) (string, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
@@ -189,14 +206,11 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 	if _, err := run.run(ctx, work, "init", "-q"); err != nil {
 		return "", err
 	}
-	if _, err := run.run(ctx, work, "remote", "add", "origin", r.URL); err != nil {
-		return "", err
-	}
 	var commit string
 	if s.opts.CacheDir != "" {
 		commit, err = s.fromCache(ctx, run, r, t, m, work)
 	} else {
-		commit, err = fetchInto(ctx, run, work, "origin", t, r.Depth)
+		commit, err = fetchInto(ctx, run, work, r.URL, t, r.Depth)
 	}
 	if err != nil {
 		return "", err
@@ -205,6 +219,13 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(work, ".gitmodules")); err == nil {
+		// Relative submodule URLs are resolved against the remote
+		// "origin", which is therefore written to the configuration
+		// (with any credentials of the URL) only here, in the temporary
+		// .git removed below.
+		if _, err := run.run(ctx, work, "remote", "add", "origin", r.URL); err != nil {
+			return "", err
+		}
 		args := []string{"submodule", "update", "--init", "--recursive"}
 		if r.Depth > 0 {
 			args = append(args, "--depth", strconv.Itoa(r.Depth))
@@ -213,7 +234,10 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 			return "", err
 		}
 	}
-	if err := removeGitDirs(work); err != nil {
+	// The checkout's own .git, its submodules' .git files, and whatever
+	// .hg, .svn or .bzr the repository tracks: the one rule for module
+	// packages.
+	if err := fsutil.RemoveVCSMetadata(work); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
@@ -357,38 +381,13 @@ func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, 
 		return "", err
 	}
 	got := strings.TrimSpace(string(out))
-	if t.ref != "" && got != t.commit {
+	// A tag that moved between listing and fetching is reported; a branch
+	// moves on by design, and its new head is what was asked for.
+	if isTag(t.ref) && got != t.commit {
 		return "", &MovedTagError{Source: address.Redact(remote), Ref: t.display, Locked: t.commit, Now: got}
 	}
 	if t.ref == "" && !strings.HasPrefix(got, t.commit) {
 		return "", fmt.Errorf("%w: commit %s not found", source.ErrVersionNotFound, t.commit)
 	}
 	return got, nil
-}
-
-// removeGitDirs removes every ".git" directory or file (submodules have a
-// ".git" file) under root.
-func removeGitDirs(root string) error {
-	var found []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Name() == ".git" {
-			found = append(found, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, p := range found {
-		if err := os.RemoveAll(p); err != nil {
-			return err
-		}
-	}
-	return nil
 }

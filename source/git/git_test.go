@@ -182,10 +182,64 @@ func TestMovedTag(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("failed fetch left %s behind", dir)
 	}
-	// A moved branch pinned by ref is an error as well.
-	_, err = s.Fetch(ctx, source.ModulePackage{Source: src, Ref: "main", Pin: f.c3}, filepath.Join(t.TempDir(), "c"))
-	if !errors.As(err, &moved) {
-		t.Errorf("moved branch: got %v, want a *MovedTagError", err)
+	// A tag named by the source's ref is a tag too.
+	_, err = s.Fetch(ctx, source.ModulePackage{Source: src, Ref: "v1.0.0", Pin: f.c1}, filepath.Join(t.TempDir(), "c"))
+	if !errors.As(err, &moved) || moved.Ref != "v1.0.0" {
+		t.Errorf("moved tag named by ref: got %v, want a *MovedTagError", err)
+	}
+}
+
+// TestBranchAtPin: a branch, or the default branch, pinned to the commit
+// a lock recorded is fetched at that commit after the branch moved on,
+// from a cold cache and a warm one, over file:// and smart HTTP, and no
+// "moved" error is ever raised for it. Without a pin, the new head.
+func TestBranchAtPin(t *testing.T) {
+	root := t.TempDir()
+	f := newFixture(t, filepath.Join(root, "mod.git"))
+	httpBase := serveHTTP(t, root)
+	for name, src := range map[string]string{"file": "git::" + f.repo.fileURL(), "http": "git::" + httpBase + "/mod.git"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			warm := git.NewSource(git.Options{CacheDir: t.TempDir()})
+			for _, ref := range []string{"main", ""} {
+				pkg := source.ModulePackage{Source: src, Ref: ref}
+				got, err := warm.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "first"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				pkg.Pin = got.Pin
+				// The branch moves on.
+				f.repo.commit("moved "+name+" "+ref, map[string]string{"main.tf": "# moved " + name + " " + ref + "\n"})
+				for _, s := range []*git.Source{warm, git.NewSource(git.Options{}), git.NewSource(git.Options{CacheDir: t.TempDir()})} {
+					dir := filepath.Join(t.TempDir(), "again")
+					again, err := s.Fetch(ctx, pkg, dir)
+					if err != nil {
+						t.Fatalf("ref %q pinned at %s after the branch moved: %v", ref, pkg.Pin, err)
+					}
+					if again.Pin != pkg.Pin || h1(t, dir) != string(got.Hashes[0]) {
+						t.Errorf("ref %q: fetched %s (%s), want the pinned %s (%s)", ref, again.Pin, h1(t, dir), pkg.Pin, got.Hashes[0])
+					}
+				}
+				// Unpinned, the branch's new head.
+				head, err := warm.Fetch(ctx, source.ModulePackage{Source: src, Ref: ref}, filepath.Join(t.TempDir(), "head"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := runGit(t, f.repo.dir, "rev-parse", "HEAD"); head.Pin != want {
+					t.Errorf("ref %q unpinned: %s, want the head %s", ref, head.Pin, want)
+				}
+			}
+		})
+	}
+	// A pin on a branch that has moved on, from scratch.
+	s := git.NewSource(git.Options{CacheDir: t.TempDir()})
+	dir := filepath.Join(t.TempDir(), "old")
+	got, err := s.Fetch(context.Background(), source.ModulePackage{Source: "git::" + f.repo.fileURL(), Ref: "main", Pin: f.c4}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "main.tf")); got.Pin != f.c4 || string(b) != "# main\n" {
+		t.Errorf("pinned branch from a cold cache: %s %q, want %s %q", got.Pin, b, f.c4, "# main\n")
 	}
 }
 

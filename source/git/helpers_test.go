@@ -1,36 +1,20 @@
 package git_test
 
 import (
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/tflock/tflock/internal/gittest"
 )
 
-// testEnv runs git for the test fixtures without the machine's configuration.
-func testEnv() []string {
-	return append(os.Environ(),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-		"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
-}
-
-// git runs a git command in dir and returns its trimmed output.
-func runGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = testEnv()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+// The fixture helpers are gittest's, shared with the tests outside this
+// package.
+var (
+	testEnv   = gittest.Env
+	runGit    = gittest.Run
+	serveHTTP = gittest.ServeHTTP
+)
 
 // repo is a repository built by a test.
 type repo struct {
@@ -77,31 +61,3 @@ func (r *repo) annotatedTag(name string) {
 
 // fileURL is the repository's file:// URL.
 func (r *repo) fileURL() string { return "file://" + filepath.ToSlash(r.dir) }
-
-// serveHTTP serves the repositories under root over git's smart HTTP
-// protocol with git http-backend behind httptest, and returns the base URL.
-func serveHTTP(t *testing.T, root string) string {
-	t.Helper()
-	cmd := exec.Command("git", "--exec-path")
-	cmd.Env = testEnv()
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git --exec-path: %v", err)
-	}
-	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Fatalf("git-http-backend not found: %v", err)
-	}
-	h := &cgi.Handler{
-		Path: backend,
-		Env: []string{
-			"GIT_PROJECT_ROOT=" + root,
-			"GIT_HTTP_EXPORT_ALL=1",
-			"GIT_CONFIG_NOSYSTEM=1",
-			"GIT_CONFIG_GLOBAL=" + os.DevNull,
-		},
-	}
-	srv := httptest.NewServer(http.StripPrefix("/git", h))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/git"
-}

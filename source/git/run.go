@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // gitEnvDropped lists inherited variables that would point git at another
@@ -29,8 +30,9 @@ var gitEnvDropped = []string{
 type runner struct {
 	git        string
 	env        []string
-	keyFile    string // temporary sshkey file to remove, or ""
-	allowFile  bool   // allow the file transport for submodules
+	keyFile    string   // temporary sshkey file to remove, or ""
+	secrets    []string // the sshkey argument, never to be shown
+	allowFile  bool     // allow the file transport for submodules
 	configArgs []string
 }
 
@@ -63,6 +65,7 @@ func (s *Source) newRunner(sshKey string, allowFile bool) (*runner, error) {
 	}
 	r := &runner{git: git, env: env, allowFile: allowFile}
 	if sshKey != "" {
+		r.secrets = []string{sshKey}
 		key, err := base64.StdEncoding.DecodeString(sshKey)
 		if err != nil {
 			return nil, errors.New(`invalid "sshkey" argument: must be a base64-encoded private key`)
@@ -133,11 +136,16 @@ func (r *runner) run(ctx context.Context, dir string, args ...string) ([]byte, e
 		if errors.As(err, &execErr) {
 			err = fmt.Errorf("%w: %v", ErrGitNotFound, err)
 		}
+		// Git quotes URLs in its messages, sometimes in its own spelling:
+		// the credentials of the arguments and the private key are
+		// scrubbed literally as well as by their shape.
+		secrets := slices.Clone(r.secrets)
 		red := make([]string, len(args))
 		for i, a := range args {
+			secrets = append(secrets, display.URLSecrets(a)...)
 			red[i] = address.Redact(a)
 		}
-		return stdout.Bytes(), &CommandError{Args: red, Stderr: address.Redact(stderr.String()), Err: err}
+		return stdout.Bytes(), &CommandError{Args: red, Stderr: display.Scrub(stderr.String(), secrets), Err: err}
 	}
 	return stdout.Bytes(), nil
 }

@@ -15,10 +15,11 @@ import (
 	svchost "github.com/hashicorp/terraform-svchost"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
-	"github.com/tflock/tflock/source/internal/pkghash"
 )
 
 // Filesystem is a provider mirror in a local directory, as OpenTofu's
@@ -38,6 +39,11 @@ import (
 // Filesystem serves providers only: every module package is reported as
 // not found. It is safe for concurrent use.
 type Filesystem struct {
+	// Limits bound a packed package: the total size of the files its zip
+	// extracts to and its number of entries. The zero value applies the
+	// defaults [source.Limits] states. Set it before the first use.
+	Limits source.Limits
+
 	dir string
 }
 
@@ -106,7 +112,7 @@ func (f *Filesystem) scan(ctx context.Context, only *tfaddr.Provider) ([]Entry, 
 		for _, n := range namespaces {
 			ns := n
 			if ns != tfaddr.LegacyProviderNamespace {
-				if ns, err = tfaddr.ParseProviderNamespace(n); err != nil {
+				if ns, err = provaddr.ParsePart(n); err != nil {
 					continue
 				}
 			}
@@ -118,7 +124,7 @@ func (f *Filesystem) scan(ctx context.Context, only *tfaddr.Provider) ([]Entry, 
 				return nil, err
 			}
 			for _, t := range types {
-				typ, err := tfaddr.ParseProviderPart(t)
+				typ, err := provaddr.ParsePart(t)
 				if err != nil || (only != nil && typ != only.Type) {
 					continue
 				}
@@ -230,7 +236,7 @@ func parsePackedName(name string, addr tfaddr.Provider) (source.ProviderPackage,
 	if len(parts) != 4 {
 		return source.ProviderPackage{}, false
 	}
-	if typ, err := tfaddr.ParseProviderPart(parts[0]); err != nil || typ != addr.Type {
+	if typ, err := provaddr.ParsePart(parts[0]); err != nil || typ != addr.Type {
 		return source.ProviderPackage{}, false
 	}
 	v, err := versions.Parse(parts[1])
@@ -334,10 +340,10 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 			return fail(err)
 		}
 		got.Size = info.Size()
-		if err := fsutil.ExtractZip(ctx, e.Path, dir, fsutil.DefaultMaxExtract); err != nil {
+		if err := unpack.ExtractZipFile(ctx, e.Path, dir, unpack.Options{Limits: f.Limits}); err != nil {
 			return fail(err)
 		}
-		zh, err := pkghash.ZH(e.Path)
+		zh, err := hash.ZH(e.Path)
 		if err != nil {
 			return fail(err)
 		}
@@ -345,7 +351,7 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 	} else if err := fsutil.CopyDir(ctx, e.Path, dir); err != nil {
 		return fail(err)
 	}
-	h1, err := pkghash.H1Dir(dir)
+	h1, err := hash.H1Dir(dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -369,15 +375,15 @@ func (f *Filesystem) Checksums(ctx context.Context, pkg source.Package) ([]hash.
 		}
 		prov := hash.Provenance{Mirrors: []string{f.dir}, Platforms: []string{e.Package.Platform.String()}}
 		if e.Packed {
-			if zh, err := pkghash.ZH(e.Path); err == nil {
+			if zh, err := hash.ZH(e.Path); err == nil {
 				out = append(out, hash.Record{Hash: zh, Provenance: prov})
 			}
-			if h1, err := pkghash.H1Zip(e.Path); err == nil {
+			if h1, err := hash.H1Zip(e.Path); err == nil {
 				out = append(out, hash.Record{Hash: h1, Provenance: prov})
 			}
 			continue
 		}
-		h1, err := pkghash.H1Dir(e.Path)
+		h1, err := hash.H1Dir(e.Path)
 		if err != nil {
 			return nil, &source.Error{Source: f.dir, Package: pkg, Err: err}
 		}

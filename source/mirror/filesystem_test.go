@@ -12,9 +12,9 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/testdir"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
-	"github.com/tflock/tflock/source/internal/testdir"
 	"github.com/tflock/tflock/source/mirror"
 	"github.com/tflock/tflock/source/sourcetest"
 )

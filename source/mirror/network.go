@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,8 +19,9 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
-	"github.com/tflock/tflock/source/internal/pkghash"
+	"github.com/tflock/tflock/source/internal/httpx"
 )
 
 // HTTPClient sends HTTP requests; *http.Client satisfies it.
@@ -34,8 +33,13 @@ type HTTPClient interface {
 type NetworkOptions struct {
 	// URL is the mirror's base URL; it must use https. Required.
 	URL string
-	// Client sends the requests. Default: an http.Client with a 60 s
-	// timeout that refuses redirects from https to http.
+	// Client sends the requests. Default: an http.Client on the transport
+	// every default client of tflock's HTTP sources shares. When it is an
+	// *http.Client, a copy of it is used whose redirect policy refuses to
+	// leave https for http, drops the Authorization header when a redirect
+	// leads to another host, and stops after 10 redirects. Its own Timeout,
+	// if any, applies to every request, downloads included: leave it zero
+	// and use the timeouts below.
 	Client HTTPClient
 	// Token returns the bearer token for a host, or "" for none (the CLI
 	// configuration's credentials blocks, TF_TOKEN_ variables). The token
@@ -48,20 +52,41 @@ type NetworkOptions struct {
 	// option does. Default: false, and only the hashes computed from the
 	// downloaded package are reported.
 	TrustAllHashes bool
-	// Retries is how many times a request is retried after a network error
-	// or a 429 or 5xx response, waiting a little longer each time (or as
-	// long as a Retry-After header asks, up to 10 s), as the
-	// download_retry_count of a network_mirror block sets it. Default 2,
-	// OpenTofu's default; a negative value disables retries.
+	// Retries is how many times a request is retried after a connection
+	// error or a 429 or 5xx response (other than 501), waiting a little
+	// longer each time (or as long as a Retry-After header asks, up to
+	// MaxBackoff), as the download_retry_count of a network_mirror block
+	// sets it. Nothing else is retried: other 4xx responses, a redirect
+	// loop, an idle or overall timeout, a local write error (a full disk).
+	// Default 2, OpenTofu's default; a negative value disables retries.
 	Retries int
+	// MinBackoff is the first delay between attempts; it doubles each
+	// time, with jitter. Default 250ms.
+	MinBackoff time.Duration
+	// MaxBackoff caps the delay between attempts. Default 10s.
+	MaxBackoff time.Duration
+	// RequestTimeout bounds one attempt at index.json or VERSION.json.
+	// Default 30s.
+	RequestTimeout time.Duration
+	// DownloadTimeout bounds one attempt at downloading a package.
+	// Default: no overall limit, as in OpenTofu (a large package over a
+	// slow link takes as long as it takes); IdleTimeout ends a download
+	// that stalls.
+	DownloadTimeout time.Duration
+	// IdleTimeout is how long a request may wait for the response headers,
+	// and then for each next part of the body; a request during which the
+	// mirror sends nothing for that long fails and is not retried.
+	// Default 60s.
+	IdleTimeout time.Duration
 	// UserAgent is sent with each request. Default: "tflock".
 	UserAgent string
 	// MaxJSONSize limits the size of index.json and VERSION.json
 	// responses. Default: 4 MiB.
 	MaxJSONSize int64
-	// MaxArchiveSize limits the size of a downloaded package.
-	// Default: 1 GiB.
-	MaxArchiveSize int64
+	// Limits bound a package archive: its download size, the total size of
+	// the files it extracts to, and its number of entries. The zero value
+	// applies the defaults [source.Limits] states.
+	Limits source.Limits
 }
 
 // Network is a provider mirror that speaks OpenTofu's provider network
@@ -78,6 +103,7 @@ type NetworkOptions struct {
 type Network struct {
 	base *url.URL
 	opts NetworkOptions
+	c    *httpx.Client
 
 	mu   sync.Mutex
 	docs map[string]*versionDoc // VERSION.json by URL
@@ -104,36 +130,24 @@ func NewNetwork(opts NetworkOptions) (*Network, error) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
-	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 60 * time.Second, CheckRedirect: httpsOnly}
-	}
-	if opts.UserAgent == "" {
-		opts.UserAgent = "tflock"
-	}
-	switch {
-	case opts.Retries == 0:
-		opts.Retries = defaultRetries
-	case opts.Retries < 0:
-		opts.Retries = 0
+	if opts.Retries == 0 {
+		opts.Retries = httpx.DefaultRetries
 	}
 	if opts.MaxJSONSize <= 0 {
 		opts.MaxJSONSize = 4 << 20
 	}
-	if opts.MaxArchiveSize <= 0 {
-		opts.MaxArchiveSize = 1 << 30
-	}
-	return &Network{base: u, opts: opts, docs: map[string]*versionDoc{}}, nil
-}
-
-// httpsOnly refuses redirects that leave https, and long redirect chains.
-func httpsOnly(req *http.Request, via []*http.Request) error {
-	if req.URL.Scheme != "https" {
-		return fmt.Errorf("refusing a redirect to %s: a network mirror must use https", redact(req.URL))
-	}
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	return nil
+	opts.Limits = opts.Limits.WithDefaults()
+	c := httpx.New(httpx.Options{
+		Client:          opts.Client,
+		UserAgent:       opts.UserAgent,
+		Retries:         opts.Retries,
+		MinBackoff:      opts.MinBackoff,
+		MaxBackoff:      opts.MaxBackoff,
+		RequestTimeout:  opts.RequestTimeout,
+		DownloadTimeout: opts.DownloadTimeout,
+		IdleTimeout:     opts.IdleTimeout,
+	})
+	return &Network{base: u, opts: opts, c: c, docs: map[string]*versionDoc{}}, nil
 }
 
 // String returns the mirror's base URL.
@@ -161,117 +175,45 @@ func (n *Network) errorf(pkg source.Package, sentinel error, format string, args
 	return &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
 }
 
-// get performs a GET and returns the response for a 200; other statuses
-// are errors (404 wraps notFound).
-func (n *Network) get(ctx context.Context, pkg source.Package, u *url.URL, notFound error) (*http.Response, error) {
+// request checks that u uses https and returns the request for it, with the
+// mirror's token when u is on the mirror's own host.
+func (n *Network) request(pkg source.Package, u *url.URL, limit int64) (httpx.Request, error) {
 	if u.Scheme != "https" {
-		return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("refusing to fetch %s: a network mirror must use https", redact(u))}
+		return httpx.Request{}, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("refusing to fetch %s: a network mirror must use https", redact(u))}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, &source.Error{Source: n.String(), Package: pkg, Err: err}
-	}
-	req.Header.Set("User-Agent", n.opts.UserAgent)
+	r := httpx.Request{URL: u, MaxBytes: limit}
 	if n.opts.Token != nil && u.Host == n.base.Host {
-		if tok := n.opts.Token(u.Hostname()); tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
+		r.Token = n.opts.Token(u.Hostname())
 	}
-	var resp *http.Response
-	for attempt := 0; ; attempt++ {
-		resp, err = n.opts.Client.Do(req)
-		if ctx.Err() != nil {
-			if err == nil {
-				resp.Body.Close()
-			}
-			return nil, ctx.Err()
-		}
-		if attempt >= n.opts.Retries || (err == nil && !retryable(resp.StatusCode)) {
-			break
-		}
-		wait := backoff(attempt, resp)
-		if err == nil {
-			resp.Body.Close()
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-	}
-	if err != nil {
-		return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: %w", redact(u), stripURLError(err))}
-	}
-	switch {
-	case resp.StatusCode == http.StatusOK:
-		return resp, nil
-	case resp.StatusCode == http.StatusNotFound:
-		resp.Body.Close()
-		return nil, n.errorf(pkg, notFound, "GET %s: 404 Not Found", redact(u))
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		resp.Body.Close()
-		return nil, n.errorf(pkg, source.ErrUnauthorized, "GET %s: %s", redact(u), resp.Status)
-	}
-	resp.Body.Close()
-	return nil, &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: unexpected response %s", redact(u), resp.Status)}
+	return r, nil
 }
 
-// defaultRetries is OpenTofu's default provider download retry count.
-const defaultRetries = 2
-
-// retryable reports whether a response status is worth asking again.
-func retryable(status int) bool {
-	return status == http.StatusTooManyRequests || status >= 500 && status != http.StatusNotImplemented
-}
-
-// backoff is how long to wait before retry number attempt+1: what the
-// response's Retry-After header asks (in seconds, at most 10 s), else
-// 200 ms doubled at each attempt, at most 5 s.
-func backoff(attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs >= 0 {
-			return min(time.Duration(secs)*time.Second, 10*time.Second)
-		}
+// fail gives an error of the HTTP layer the package's context: a 404 wraps
+// notFound, a 401 or 403 [source.ErrUnauthorized].
+func (n *Network) fail(ctx context.Context, pkg source.Package, u *url.URL, notFound error, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	return min(200*time.Millisecond<<min(attempt, 5), 5*time.Second)
-}
-
-func stripURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
+	var he *httpx.HTTPError
+	if errors.As(err, &he) && he.StatusCode == http.StatusNotFound {
+		return n.errorf(pkg, notFound, "GET %s: 404 Not Found", redact(u))
 	}
-	return err
+	return &source.Error{Source: n.String(), Package: pkg, Err: err}
 }
 
 // redact drops user information and the query from a URL for messages.
-func redact(u *url.URL) string {
-	c := *u
-	c.User = nil
-	c.RawQuery = ""
-	c.Fragment = ""
-	return c.String()
-}
+func redact(u *url.URL) string { return httpx.Redact(u) }
 
 func (n *Network) getJSON(ctx context.Context, pkg source.Package, u *url.URL, notFound error, v any) error {
-	resp, err := n.get(ctx, pkg, u, notFound)
+	req, err := n.request(pkg, u, n.opts.MaxJSONSize)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, n.opts.MaxJSONSize+1))
+	resp, err := n.c.Get(ctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: %w", redact(u), err)}
+		return n.fail(ctx, pkg, u, notFound, err)
 	}
-	if int64(len(body)) > n.opts.MaxJSONSize {
-		return &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: response larger than %d bytes", redact(u), n.opts.MaxJSONSize)}
-	}
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := json.Unmarshal(resp.Body, v); err != nil {
 		return &source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("GET %s: invalid response: %v", redact(u), err)}
 	}
 	return nil
@@ -427,14 +369,14 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	if err != nil {
 		return fail(err)
 	}
-	zh, err := pkghash.ZH(tmp.Name())
+	zh, err := hash.ZH(tmp.Name())
 	if err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
-	if err := fsutil.ExtractZip(ctx, tmp.Name(), dir, fsutil.DefaultMaxExtract); err != nil {
+	if err := unpack.ExtractZipFile(ctx, tmp.Name(), dir, unpack.Options{Limits: n.opts.Limits}); err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%s: %w", redact(archURL), err)})
 	}
-	h1, err := pkghash.H1Dir(dir)
+	h1, err := hash.H1Dir(dir)
 	if err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
@@ -455,24 +397,17 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	return got, nil
 }
 
-func (n *Network) download(ctx context.Context, p source.ProviderPackage, u *url.URL, w io.Writer) (int64, error) {
-	resp, err := n.get(ctx, p, u, source.ErrPlatformNotSupported)
+func (n *Network) download(ctx context.Context, p source.ProviderPackage, u *url.URL, f *os.File) (int64, error) {
+	req, err := n.request(p, u, n.opts.Limits.MaxBytes)
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	size, err := io.Copy(w, io.LimitReader(resp.Body, n.opts.MaxArchiveSize+1))
+	size, err := n.c.Download(ctx, req, f, nil, nil)
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
+		if errors.Is(err, httpx.ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
+			err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
 		}
-		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: %w", redact(u), err)}
-	}
-	if size > n.opts.MaxArchiveSize {
-		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: archive larger than %d bytes", redact(u), n.opts.MaxArchiveSize)}
-	}
-	if resp.ContentLength >= 0 && size != resp.ContentLength {
-		return 0, &source.Error{Source: n.String(), Package: p, Err: fmt.Errorf("GET %s: truncated body: got %d of %d bytes", redact(u), size, resp.ContentLength)}
+		return 0, n.fail(ctx, p, u, source.ErrPlatformNotSupported, err)
 	}
 	return size, nil
 }

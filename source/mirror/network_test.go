@@ -81,8 +81,12 @@ type mirrorServer struct {
 	trunc  bool              // truncate archive bodies
 	token  string            // required bearer token, if set
 	flaky  int               // answer this many requests with 503 first
-	mu     sync.Mutex
-	paths  []string
+	// trickle sends archive bodies in 10 parts, this long apart.
+	trickle time.Duration
+	// stall sends half of each archive body, then nothing.
+	stall bool
+	mu    sync.Mutex
+	paths []string
 }
 
 func newMirrorServer(t *testing.T) *mirrorServer {
@@ -148,6 +152,28 @@ func newMirrorServer(t *testing.T) *mirrorServer {
 			if s.trunc {
 				w.Header().Set("Content-Length", fmt.Sprint(len(z)))
 				_, _ = w.Write(z[:len(z)/2])
+				return
+			}
+			if s.stall {
+				w.Header().Set("Content-Length", fmt.Sprint(len(z)))
+				_, _ = w.Write(z[:len(z)/2])
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
+				return
+			}
+			if s.trickle > 0 {
+				w.Header().Set("Content-Length", fmt.Sprint(len(z)))
+				part := (len(z) + 9) / 10
+				for len(z) > 0 {
+					k := min(part, len(z))
+					_, _ = w.Write(z[:k])
+					w.(http.Flusher).Flush()
+					z = z[k:]
+					time.Sleep(s.trickle)
+				}
 				return
 			}
 			_, _ = w.Write(z)
@@ -360,5 +386,69 @@ func TestNetworkRetries(t *testing.T) {
 	}
 	if len(s.paths) != 1 {
 		t.Errorf("%d requests (%v), want 1", len(s.paths), s.paths)
+	}
+}
+
+// archiveRequests counts the requests for archives.
+func (s *mirrorServer) archiveRequests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, p := range s.paths {
+		if strings.HasSuffix(p, ".zip") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestNetworkSlowDownload is the network-mirror download that
+// takes 75 s, scaled down: a package whose body keeps coming for longer
+// than the metadata timeout installs (the mirror used to cut every request
+// at 60 s), and one that stalls fails after the idle timeout, once.
+func TestNetworkSlowDownload(t *testing.T) {
+	// The provider the test mirror serves, on the default host.
+	pkg := ppkg(source.DefaultProviderHost+"/hashicorp/null", "2.0.0", "linux_amd64")
+	opts := func(s *mirrorServer) mirror.NetworkOptions {
+		return mirror.NetworkOptions{URL: s.URL + "/mirror", Client: s.Client(),
+			RequestTimeout: time.Second, IdleTimeout: 5 * time.Second, MinBackoff: time.Millisecond}
+	}
+
+	s := newMirrorServer(t)
+	s.trickle = 150 * time.Millisecond // 10 parts: 1.5 s, longer than the metadata timeout
+	n, err := mirror.NewNetwork(opts(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got, err := n.Fetch(context.Background(), pkg, filepath.Join(t.TempDir(), "a"))
+	if err != nil {
+		t.Fatalf("a download slower than the metadata timeout but never idle: %v", err)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("the download took %v, less than the metadata timeout: the test proves nothing", d)
+	}
+	if want := hash.Hash(s.h1["terraform-provider-null_2.0.0_linux_amd64.zip"]); got.Hashes[0] != want {
+		t.Errorf("h1 = %s, want %s", got.Hashes[0], want)
+	}
+
+	s = newMirrorServer(t)
+	s.stall = true
+	o := opts(s)
+	o.IdleTimeout = 200 * time.Millisecond
+	n, err = mirror.NewNetwork(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "b")
+	_, err = n.Fetch(context.Background(), pkg, dir)
+	if err == nil || !strings.Contains(err.Error(), "no data for 200ms") || !strings.Contains(err.Error(), ".zip") {
+		t.Errorf("a stalled download: got %v, want an error naming the archive URL and the idle timeout", err)
+	}
+	if k := s.archiveRequests(); k != 1 {
+		t.Errorf("the stalled archive was asked %d times, want 1 (an idle timeout is not retried)", k)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed fetch left %s", dir)
 	}
 }

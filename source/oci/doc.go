@@ -22,9 +22,15 @@
 // image manifest with artifactType "application/vnd.opentofu.modulepkg"
 // and exactly one layer of media type "archive/zip", which is extracted
 // (no entry may leave the target directory; links and devices are refused;
-// sizes are limited). The manifest digest is the module's pin: when
+// sizes and entries are bounded by [Options.Limits]) without its
+// version-control metadata, and hashed by the module rule, as every module
+// source does (see [github.com/tflock/tflock/hash.IsVCSMetadata]). The
+// manifest digest is the module's pin: when
 // [source.ModulePackage.Pin] holds the digest a lock file recorded and the
-// tag now refers to another, Fetch fails with a [*MovedTagError].
+// tag named by Ref or by the version now refers to another, Fetch fails
+// with a [*MovedTagError]; a digest named by Ref must be the pinned one. A
+// module with neither Ref nor Version follows the implied "latest", which
+// moves on by design: with Pin set, the pinned digest itself is fetched.
 //
 // # Provider mirrors
 //

@@ -3,6 +3,8 @@ package oci
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tflock/tflock/source"
 )
 
 // Sentinel errors of this package. They are wrapped, usually inside an
@@ -11,8 +13,9 @@ var (
 	// ErrManifestTooLarge: a manifest is larger than the 4 MiB limit.
 	ErrManifestTooLarge = errors.New("manifest exceeds the 4 MiB size limit")
 	// ErrArchiveTooLarge: a package archive, or what it extracts to, is
-	// larger than the configured limits.
-	ErrArchiveTooLarge = errors.New("package archive exceeds the size limit")
+	// beyond [Options.Limits]. It is [source.ErrTooLarge], the sentinel
+	// every source wraps for this.
+	ErrArchiveTooLarge = source.ErrTooLarge
 	// ErrUnsafeArchive: a package archive holds an entry that would be
 	// written outside the target directory, or a kind of entry (a symbolic
 	// link, a device) that is never extracted.

@@ -18,22 +18,12 @@ import (
 	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
-// Default limits, used when the [Options] fields are zero.
-const (
-	defaultMaxArchiveSize   = 1 << 30 // 1 GiB
-	defaultMaxExtractedSize = 4 << 30 // 4 GiB
-	defaultMaxFiles         = 100000
-)
-
 // downloadBlob writes the blob desc describes to a temporary file next to
 // dir, checking its size and digest while reading, and returns the file
 // (positioned anywhere) and the SHA-256 of its content.
 func (s *Source) downloadBlob(ctx context.Context, repo Repository, desc ocispec.Descriptor, dir string, pkg source.Package) (*os.File, [32]byte, error) {
 	var sum [32]byte
-	limit := s.opts.MaxArchiveSize
-	if limit <= 0 {
-		limit = defaultMaxArchiveSize
-	}
+	limit := s.opts.Limits.WithDefaults().MaxBytes
 	if desc.Size > limit || desc.Size < 0 {
 		return nil, sum, &ArchiveError{Err: fmt.Errorf("%w: the layer has %d bytes and the limit is %d", ErrArchiveTooLarge, desc.Size, limit)}
 	}
@@ -93,7 +83,9 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // unpackLayer downloads the zip layer into a temporary file next to dir
 // (checking its size and digest), extracts it into dir (which must be
 // absent or empty), and returns the SHA-256 of the zip and the h1: of dir.
-// On error nothing is left in dir.
+// A module package is extracted and hashed by the module rule (no
+// version-control metadata), a provider package by the provider rule. On
+// error nothing is left in dir.
 func (s *Source) unpackLayer(ctx context.Context, repo Repository, layer ocispec.Descriptor, dir string, pkg source.Package) (sum [32]byte, h1 hash.Hash, err error) {
 	cleanup, err := fsutil.Prepare(dir)
 	if err != nil {
@@ -109,28 +101,24 @@ func (s *Source) unpackLayer(ctx context.Context, repo Repository, layer ocispec
 		return sum, "", err
 	}
 	defer func() { f.Close(); os.Remove(f.Name()) }()
-	if err := s.extractZip(ctx, f, layer.Size, dir); err != nil {
+	_, module := pkg.(source.ModulePackage)
+	if err := s.extractZip(ctx, f, layer.Size, dir, module); err != nil {
 		return sum, "", err
 	}
-	h1, err = hashDir(dir)
-	return sum, h1, err
+	h1, err = hash.Options{Module: module}.H1Dir(ctx, dir)
+	if err != nil {
+		return sum, "", fmt.Errorf("hashing %s: %w", dir, err)
+	}
+	return sum, h1, nil
 }
 
 // extractZip extracts the zip archive in f (of the given size) into dir
 // with the shared safe extractor: entries that would land outside dir,
-// links, devices, an entry present twice, and archives that expand beyond
-// the configured limits are refused with an [*ArchiveError]. Sizes are
-// counted as bytes are written, never trusted from the archive's headers.
-func (s *Source) extractZip(ctx context.Context, f *os.File, size int64, dir string) error {
-	maxFiles := s.opts.MaxFiles
-	if maxFiles <= 0 {
-		maxFiles = defaultMaxFiles
-	}
-	maxBytes := s.opts.MaxExtractedSize
-	if maxBytes <= 0 {
-		maxBytes = defaultMaxExtractedSize
-	}
-	err := archive.ExtractZip(ctx, f, size, dir, archive.Options{MaxBytes: maxBytes, MaxFiles: maxFiles})
+// links, devices, an entry present twice, and archives beyond
+// [Options.Limits] are refused with an [*ArchiveError]. A module package
+// is extracted without its version-control metadata.
+func (s *Source) extractZip(ctx context.Context, f *os.File, size int64, dir string, module bool) error {
+	err := archive.ExtractZip(ctx, f, size, dir, archive.Options{Limits: s.opts.Limits, Module: module})
 	var ae *archive.Error
 	if !errors.As(err, &ae) {
 		return err

@@ -72,10 +72,10 @@ func TestUnsafeArchives(t *testing.T) {
 		"symbolic link":      {zip: rawZip(t, zipEntry{name: "link", data: []byte("/etc/passwd"), mode: os.ModeSymlink | 0o777}), want: oci.ErrUnsafeArchive},
 		"duplicate entry":    {zip: rawZip(t, zipEntry{name: "a.tf", data: ok}, zipEntry{name: "./a.tf", data: ok}), want: oci.ErrUnsafeArchive},
 		"not a zip":          {zip: []byte("this is not a zip archive"), want: oci.ErrUnsafeArchive},
-		"expands too much":   {zip: rawZip(t, zipEntry{name: "big", data: bytes.Repeat([]byte{0}, 1<<20)}), opts: func(o *oci.Options) { o.MaxExtractedSize = 1 << 16 }, want: oci.ErrArchiveTooLarge},
-		"too many files":     {zip: rawZip(t, zipEntry{name: "a", data: ok}, zipEntry{name: "b", data: ok}, zipEntry{name: "c", data: ok}), opts: func(o *oci.Options) { o.MaxFiles = 2 }, want: oci.ErrArchiveTooLarge},
-		"archive too large":  {zip: mustZip(t, map[string]string{"main.tf": strings.Repeat("x", 4096)}), opts: func(o *oci.Options) { o.MaxArchiveSize = 100 }, want: oci.ErrArchiveTooLarge},
-		"limit across files": {zip: rawZip(t, zipEntry{name: "a", data: bytes.Repeat([]byte{1}, 40000)}, zipEntry{name: "b", data: bytes.Repeat([]byte{1}, 40000)}), opts: func(o *oci.Options) { o.MaxExtractedSize = 65536 }, want: oci.ErrArchiveTooLarge},
+		"expands too much":   {zip: rawZip(t, zipEntry{name: "big", data: bytes.Repeat([]byte{0}, 1<<20)}), opts: func(o *oci.Options) { o.Limits.MaxBytes = 1 << 16 }, want: oci.ErrArchiveTooLarge},
+		"too many files":     {zip: rawZip(t, zipEntry{name: "a", data: ok}, zipEntry{name: "b", data: ok}, zipEntry{name: "c", data: ok}), opts: func(o *oci.Options) { o.Limits.MaxEntries = 2 }, want: oci.ErrArchiveTooLarge},
+		"archive too large":  {zip: mustZip(t, map[string]string{"main.tf": strings.Repeat("x", 4096)}), opts: func(o *oci.Options) { o.Limits.MaxBytes = 100 }, want: oci.ErrArchiveTooLarge},
+		"limit across files": {zip: rawZip(t, zipEntry{name: "a", data: bytes.Repeat([]byte{1}, 40000)}, zipEntry{name: "b", data: bytes.Repeat([]byte{1}, 40000)}), opts: func(o *oci.Options) { o.Limits.MaxBytes = 65536 }, want: oci.ErrArchiveTooLarge},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -16,13 +16,18 @@ import (
 // version refers to, as in OpenTofu.
 const defaultModuleTag = "latest"
 
-// moduleReference returns the tag or digest that selects module p.
+// moduleReference returns the tag or digest that selects module p. A
+// module with neither ref nor version follows "latest", which moves on by
+// design: when a lock pinned it (p.Pin), the pinned digest is fetched, as
+// a git default branch is fetched at its locked commit.
 func moduleReference(p source.ModulePackage) string {
 	switch {
 	case p.Ref != "":
 		return p.Ref
 	case !p.Version.IsZero():
 		return tagForVersion(p.Version.String())
+	case p.Pin != "" && isDigest(p.Pin):
+		return p.Pin
 	}
 	return defaultModuleTag
 }

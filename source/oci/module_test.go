@@ -151,6 +151,35 @@ func TestModuleMovedTag(t *testing.T) {
 	if _, err := src.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "other")); !errors.Is(err, source.ErrChecksumMismatch) {
 		t.Errorf("Fetch of another digest than the locked one: %v, want ErrChecksumMismatch", err)
 	}
+	// An explicit tag that moved is a moved tag too.
+	pkg = source.ModulePackage{Source: pkg.Source, Ref: "1.0.0", Pin: old.Digest.String()}
+	if _, err := src.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "tag")); !errors.As(err, &me) {
+		t.Errorf("Fetch of a moved ?tag=: %v, want a *MovedTagError", err)
+	}
+	// The implied "latest" moves on by design: pinned, the locked digest
+	// is fetched, without a complaint; unpinned, the new one.
+	first, err := ocitest.PushModule(ctx, r, mustZip(t, map[string]string{"main.tf": "# latest at first\n"}), "latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ocitest.PushModule(ctx, r, mustZip(t, map[string]string{"main.tf": "# latest later\n"}), "latest"); err != nil {
+		t.Fatal(err)
+	}
+	latest := filepath.Join(t.TempDir(), "latest")
+	got, err := src.Fetch(ctx, source.ModulePackage{Source: pkg.Source, Pin: first.Digest.String()}, latest)
+	if err != nil {
+		t.Fatalf("Fetch of the implied latest pinned by a lock: %v", err)
+	}
+	if diff := cmp.Diff(map[string]string{"main.tf": "# latest at first\n"}, readTree(t, latest)); diff != "" || got.Pin != first.Digest.String() {
+		t.Errorf("pinned latest: pin %s, files (-want +got):\n%s", got.Pin, diff)
+	}
+	head := filepath.Join(t.TempDir(), "head")
+	if _, err := src.Fetch(ctx, source.ModulePackage{Source: pkg.Source}, head); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"main.tf": "# latest later\n"}, readTree(t, head)); diff != "" {
+		t.Errorf("unpinned latest (-want +got):\n%s", diff)
+	}
 }
 
 func TestModuleNotFound(t *testing.T) {

@@ -67,15 +67,10 @@ type Options struct {
 	// Default false: only the asked platform's, as OpenTofu records.
 	AllPlatformChecksums bool
 
-	// MaxArchiveSize limits the size of a package archive (the layer).
-	// Default (0): 1 GiB.
-	MaxArchiveSize int64
-	// MaxExtractedSize limits the total size of the files extracted from
-	// one archive. Default (0): 4 GiB.
-	MaxExtractedSize int64
-	// MaxFiles limits the number of entries in one archive. Default (0):
-	// 100000.
-	MaxFiles int
+	// Limits bound a package archive (the layer): its size, the total
+	// size of the files it extracts to, and its number of entries. The
+	// zero value applies the defaults [source.Limits] states.
+	Limits source.Limits
 
 	// Events receives fetch progress. Default: nil, discarded.
 	Events source.Events

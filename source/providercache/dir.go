@@ -31,7 +31,6 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/fsutil"
-	"github.com/tflock/tflock/source/internal/pkghash"
 	"github.com/tflock/tflock/source/mirror"
 )
 
@@ -113,7 +112,7 @@ func (i *Installed) Hash() (hash.Hash, error) {
 	if err != nil {
 		return "", err
 	}
-	return pkghash.H1Dir(dir)
+	return hash.H1Dir(dir)
 }
 
 // NoExecutableError reports an installed package without a provider

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/internal/display"
 )
 
 // ErrNoVersions is wrapped by the error an [ArchiveSource] gives when asked
@@ -31,18 +32,23 @@ var ErrNoVersions = errors.New("module packages at HTTP archive URLs have no ver
 //     serves, resolved against the URL, is fetched in turn (at most five
 //     hops). A location there may also be a git or OCI address, which is
 //     handed to [Options.Remote], and may end in "//SUBDIR", which is
-//     reported in [source.Fetched.Subdir].
+//     reported in [source.Fetched.Subdir]. A location on this machine's
+//     disk (file://, git::file://, a path after a getter prefix) is
+//     refused with an error wrapping [ErrLocalLocation].
 //
-// It uses the same HTTP layer as [Source]: retries with backoff, timeouts,
-// size limits ([Options.MaxPackageBytes] for the archive and its contents),
-// no redirect from https to http, a TF_TOKEN_* bearer token for the host
+// It uses the same HTTP layer as [Source]: retries with backoff, idle and
+// overall timeouts, size limits ([Options.Limits] for the archive and its
+// contents), no redirect from https to http, the Authorization header
+// dropped on a redirect to another host, a TF_TOKEN_* bearer token for the
+// host
 // when [Options.Credentials] has one (otherwise the URL's user information,
 // if any, as basic authentication). Credentials never appear in its errors.
 // Other archive formats go-getter knows (".tar.xz", ".tar.bz2", ...) give an
 // error wrapping [ErrUnsupportedLocation].
 //
-// The h1: hash of the extracted package (module mode: VCS metadata left
-// out) is reported in [source.Fetched.Hashes]. An ArchiveSource implements
+// A module package is extracted without its version-control metadata
+// (the one rule, [github.com/tflock/tflock/hash.IsVCSMetadata]), and the h1: hash of the extracted
+// tree, which is the module h1:, is reported in [source.Fetched.Hashes]. An ArchiveSource implements
 // [source.Source] for [source.ModulePackage] values whose Source is such a
 // URL, optionally with a forced "http::" or "https::" getter, and without
 // subdirectory (the address package's Remote.Package form); every other
@@ -143,7 +149,7 @@ func (a *ArchiveSource) errorFor(p source.ModulePackage, r address.Remote, err e
 	if !errors.As(err, &se) {
 		err = &source.Error{Source: host, Package: redactedPackage(p), Err: err}
 	}
-	secrets := urlSecrets(r.URL)
+	secrets := display.URLSecrets(r.URL)
 	if len(secrets) == 0 {
 		return err
 	}
@@ -157,42 +163,14 @@ func redactedPackage(p source.ModulePackage) source.ModulePackage {
 	return p
 }
 
-// urlSecrets returns the user name and password of a URL, which a message
-// must not show, in every form an error may spell them.
-func urlSecrets(raw string) []string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return nil
-	}
-	var out []string
-	add := func(s string) {
-		if s == "" {
-			return
-		}
-		out = append(out, s, url.PathEscape(s), url.QueryEscape(s))
-	}
-	add(u.User.Username())
-	if pw, ok := u.User.Password(); ok {
-		add(pw)
-	}
-	return out
-}
-
-// redactedError hides secrets in the message of the error it wraps.
+// redactedError hides the secrets of a URL (display.URLSecrets) in the
+// message of the error it wraps.
 type redactedError struct {
 	err     error
 	secrets []string
 }
 
-func (e *redactedError) Error() string {
-	msg := e.err.Error()
-	for _, s := range e.secrets {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, "REDACTED")
-		}
-	}
-	return msg
-}
+func (e *redactedError) Error() string { return display.Scrub(e.err.Error(), e.secrets) }
 
 func (e *redactedError) Unwrap() error { return e.err }
 

@@ -483,10 +483,10 @@ func TestArchiveSourceRetriesAndLimits(t *testing.T) {
 	if n := srv.flaky.Load(); n != 3 {
 		t.Errorf("%d attempts, want 3", n)
 	}
-	small := newArchiveSource(srv, func(o *registry.Options) { o.MaxPackageBytes = 16 })
+	small := newArchiveSource(srv, func(o *registry.Options) { o.Limits.MaxBytes = 16 })
 	dir := filepath.Join(t.TempDir(), "b")
 	if _, err := small.Fetch(ctx, source.ModulePackage{Source: srv.URL + "/mod.zip"}, dir); !errors.Is(err, registry.ErrTooLarge) {
-		t.Errorf("archive over MaxPackageBytes: %v, want ErrTooLarge", err)
+		t.Errorf("archive over Limits.MaxBytes: %v, want ErrTooLarge", err)
 	}
 	noLeftovers(t, dir)
 }

@@ -55,8 +55,12 @@
 // hops); git:: and oci:// locations are handed to [Options.Remote]. A
 // "//SUBDIR" in the location is reported in Fetched.Subdir. Archives are
 // extracted by the extractor every source shares: no entry may leave the
-// package directory, symbolic links must resolve inside it, and size and
-// entry count are bounded.
+// package directory, symbolic links must resolve inside it, size and entry
+// count are bounded by [Options.Limits] (an error wrapping
+// [source.ErrTooLarge]), and a module package's version-control metadata
+// (".git", ".hg", ".svn", ".bzr": the one rule,
+// [github.com/tflock/tflock/hash.IsVCSMetadata]) is never written, so that
+// the tree installed is the tree its h1: covers.
 //
 // [ArchiveSource] fetches module packages whose address is itself an
 // HTTP(S) URL (no registry involved), with the same download, indirection
@@ -80,14 +84,48 @@
 //
 // # HTTP
 //
-// Every request has a timeout, is retried (by default 2 times, or
-// TF_PROVIDER_DOWNLOAD_RETRY, as in OpenTofu) with exponential backoff and
-// jitter after network errors, 429 and 5xx responses (honouring
-// Retry-After), stops when its context is cancelled, and has its response
-// size limited. A redirect from https to http is refused. The HTTP client
-// and User-Agent are options. The default client speaks HTTP/2 where the
-// server offers it (one connection carries every concurrent request) and
-// keeps 64 idle HTTP/1.1 connections per host, not the standard library's
-// 2, so that the bursts of a lock run reuse their connections instead of
-// paying a TLS handshake each.
+// Every HTTP request of a [Source] and an [ArchiveSource] goes through the
+// HTTP layer every tflock HTTP source shares (the network mirror too), so
+// that retries, timeouts, redirects and credentials follow one policy:
+//
+//   - Retries (by default 2, or TF_PROVIDER_DOWNLOAD_RETRY, as in
+//     OpenTofu) with exponential backoff and jitter, after connection
+//     errors, 429 and 5xx responses other than 501 (honouring
+//     Retry-After, capped by [Options.MaxBackoff]). Nothing else is
+//     retried: other 4xx responses, a redirect loop or a refused
+//     redirect, a certificate error, a timeout, the context ending, a
+//     local write error (a full disk, a quota, a read-only filesystem), a
+//     checksum error.
+//   - An idle timeout ([Options.IdleTimeout], 60s): the server must send
+//     the headers, and then each next part of the body, within it. A
+//     metadata request also has an overall timeout
+//     ([Options.RequestTimeout], 30s); a package download has none by
+//     default ([Options.DownloadTimeout]), as in OpenTofu, so that a large
+//     package over a slow link installs while data keeps coming.
+//   - Redirects: one from https to http is refused; the Authorization
+//     header is dropped when a redirect leads to another host (another
+//     host name or port); at most 10 redirects are followed.
+//   - Responses are size-limited; the User-Agent is an option.
+//
+// The default client speaks HTTP/2 where the server offers it (one
+// connection carries every concurrent request) and keeps 64 idle HTTP/1.1
+// connections per host, not the standard library's 2, so that the bursts
+// of a lock run reuse their connections instead of paying a TLS handshake
+// each.
+//
+// # Provenance over plain http
+//
+// A provider release accepted without a signature ([PolicyOpenTofu] on an
+// exempt host) is reported with a warning; it says the checksums are
+// trusted on the strength of TLS only when the download response and
+// SHA256SUMS both came over https, and otherwise that they came over plain
+// http, which nothing authenticates.
+//
+// # Module locations
+//
+// A module location that names this machine's disk (file://, file::,
+// git::file://, or a path after a getter prefix), given by a registry or by
+// an X-Terraform-Get answer, is refused with an error wrapping
+// [ErrLocalLocation] that names the URL that gave it: a remote must not aim
+// the installer at local files.
 package registry

@@ -102,25 +102,5 @@ func nothingLeft(t *testing.T, dir string) {
 	}
 }
 
-// conformanceDir returns the shared conformance data directory: the
-// "shared/conformance" sibling of the repository root.
-func conformanceDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "conformance")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
 // noEnv is an empty environment, so that no test reads the real one.
 func noEnv(string) (string, bool) { return "", false }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,18 +110,21 @@ func TestSlowServer(t *testing.T) {
 
 // handlerServer is a TLS test server with a fixed handler, reached through
 // a host override.
-func handlerServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *registry.Source) {
+func handlerServer(t *testing.T, h http.HandlerFunc, mods ...func(*registry.Options)) (*httptest.Server, *registry.Source) {
 	ts := httptest.NewTLSServer(h)
 	t.Cleanup(ts.Close)
-	src := registry.NewSource(registry.Options{
+	o := registry.Options{
 		HTTPClient:  ts.Client(),
 		Credentials: registry.Tokens{},
 		Hosts:       map[string]registry.Services{"registry.example.test": {"providers.v1": ts.URL + "/v1/providers/"}},
 		MinBackoff:  time.Millisecond,
 		MaxBackoff:  2 * time.Second,
 		UserAgent:   "tflock-test/1",
-	})
-	return ts, src
+	}
+	for _, mod := range mods {
+		mod(&o)
+	}
+	return ts, registry.NewSource(o)
 }
 
 func TestRetryAfter(t *testing.T) {
@@ -196,5 +200,107 @@ func TestUnauthorized(t *testing.T) {
 	src, _ = newSource(srv, func(o *registry.Options) { o.Credentials = env })
 	if _, err := src.Versions(context.Background(), pkg); err != nil {
 		t.Errorf("with TF_TOKEN_registry_example_test: %v", err)
+	}
+}
+
+// TestIdleTimeoutNotRetried: a registry that sends its headers and then
+// stalls fails the request after Options.IdleTimeout, once (it used to be
+// held for the whole timeout of each of 3 attempts).
+func TestIdleTimeoutNotRetried(t *testing.T) {
+	var n atomic.Int64
+	_, src := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Header().Set("Content-Length", "100")
+		w.Write([]byte(`{"versions":`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}, func(o *registry.Options) { o.IdleTimeout = 200 * time.Millisecond })
+	_, err := src.Versions(context.Background(), providerPkg(t, "registry.example.test/a/b", "", ""))
+	if !errors.Is(err, registry.ErrIdleTimeout) {
+		t.Errorf("got %v, want ErrIdleTimeout", err)
+	}
+	if n.Load() != 1 {
+		t.Errorf("%d requests, want 1: an idle timeout is not retried", n.Load())
+	}
+}
+
+// TestRedirectLoopNotRetried: a redirect loop is one chain of requests.
+func TestRedirectLoopNotRetried(t *testing.T) {
+	var n atomic.Int64
+	_, src := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		http.Redirect(w, r, r.URL.Path, http.StatusFound)
+	})
+	_, err := src.Versions(context.Background(), providerPkg(t, "registry.example.test/a/b", "", ""))
+	if !errors.Is(err, registry.ErrTooManyRedirects) {
+		t.Errorf("got %v, want ErrTooManyRedirects", err)
+	}
+	if n.Load() != 10 {
+		t.Errorf("%d requests, want 10 (one chain of redirects, no retry)", n.Load())
+	}
+}
+
+// TestNotFoundNotRetried: a 404 or 403 is asked once.
+func TestNotFoundNotRetried(t *testing.T) {
+	for _, status := range []int{http.StatusNotFound, http.StatusForbidden, http.StatusBadRequest} {
+		var n atomic.Int64
+		_, src := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			w.WriteHeader(status)
+		})
+		_, err := src.Versions(context.Background(), providerPkg(t, "registry.example.test/a/b", "", ""))
+		var he *registry.HTTPError
+		if !errors.As(err, &he) || he.StatusCode != status {
+			t.Errorf("%d: got %v", status, err)
+		}
+		if n.Load() != 1 {
+			t.Errorf("%d: %d requests, want 1", status, n.Load())
+		}
+	}
+}
+
+// TestTokenDroppedOnCrossHostRedirect: the registry's token follows a
+// redirect on its own host, and is not sent when the registry redirects to
+// another host, even one with the same name on another port (Go's client
+// alone would send it there).
+func TestTokenDroppedOnCrossHostRedirect(t *testing.T) {
+	const token = "s3cr3t-t0ken"
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a := r.Header.Get("Authorization"); a != "" {
+			t.Errorf("the other host got Authorization %q", a)
+		}
+		w.Write([]byte(`{"versions":[{"version":"1.0.0"}]}`))
+	}))
+	t.Cleanup(other.Close)
+	var own atomic.Value
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/v1/providers/a/"):
+			http.Redirect(w, r, "/moved"+r.URL.Path, http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/moved/"):
+			own.Store(r.Header.Get("Authorization"))
+			w.Write([]byte(`{"versions":[{"version":"1.0.0"}]}`))
+		default:
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	src := registry.NewSource(registry.Options{
+		HTTPClient:  ts.Client(), // trusts the test certificate, which both servers share
+		Credentials: registry.Tokens{"registry.example.test": token},
+		Hosts:       map[string]registry.Services{"registry.example.test": {"providers.v1": ts.URL + "/v1/providers/"}},
+		LookupEnv:   noEnv,
+	})
+	if _, err := src.Versions(context.Background(), providerPkg(t, "registry.example.test/a/b", "", "")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := own.Load().(string); got != "Bearer "+token {
+		t.Errorf("same-host redirect: Authorization %q, want the token", got)
+	}
+	if _, err := src.Versions(context.Background(), providerPkg(t, "registry.example.test/b/b", "", "")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	svchost "github.com/hashicorp/terraform-svchost"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/source"
 )
 
@@ -96,7 +97,7 @@ func (s *Source) lookupLegacy(ctx context.Context, typ string) (tfaddr.Provider,
 		if !ok || t != typ {
 			return "", fmt.Errorf("the registry's legacy lookup returned %s %q, which is not NAMESPACE/%s", field, v, typ)
 		}
-		ns, err := tfaddr.ParseProviderNamespace(ns)
+		ns, err := provaddr.ParsePart(ns)
 		if err != nil || ns == tfaddr.LegacyProviderNamespace {
 			return "", fmt.Errorf("the registry's legacy lookup returned %s %q with an invalid namespace", field, v)
 		}

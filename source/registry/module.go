@@ -31,6 +31,15 @@ import (
 // and OCI, or git and OCI without [Options.Remote].
 var ErrUnsupportedLocation = errors.New("unsupported module package location")
 
+// ErrLocalLocation is wrapped (with [ErrUnsupportedLocation]) by the error
+// for a module download location, given by a registry or by an
+// X-Terraform-Get answer, that names this machine's disk: a file:// URL,
+// a "file::" or "git::file://" address, or a path after a getter prefix
+// ("git::/srv/repo", "git::./repo"). A remote must not aim the installer at
+// local files. (A location "./x", "../x" or "/x" without a getter is a URL
+// relative to the answer that gave it, as in OpenTofu, and stays remote.)
+var ErrLocalLocation = errors.New("a registry may not name a location on this machine")
+
 // moduleAddr parses a registry module package address,
 // "HOST/NAMESPACE/NAME/SYSTEM" or "NAMESPACE/NAME/SYSTEM" (on
 // [Options.DefaultHost]).
@@ -169,6 +178,9 @@ func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir st
 		return nil, s.errorFor(p, host, fmt.Errorf("invalid response from %s: no download location (neither an X-Terraform-Get header nor a location field)", redact(u)))
 	}
 	loc = resolveLocation(resp.url, loc)
+	if err := checkRemoteLocation(u, loc); err != nil {
+		return nil, s.errorFor(p, host, err)
+	}
 	f, err := s.fetchLocation(ctx, p, loc, useCreds, tok, dir, 0)
 	if err != nil {
 		return nil, s.errorFor(p, host, err)
@@ -305,7 +317,50 @@ func (s *Source) followHTTP(ctx context.Context, u *url.URL, token string) (stri
 	if next == "" {
 		return "", fmt.Errorf("%w: %s is not a .zip or .tar.gz archive and names no X-Terraform-Get location", ErrUnsupportedLocation, redact(u))
 	}
-	return resolveLocation(resp.url, next), nil
+	next = resolveLocation(resp.url, next)
+	if err := checkRemoteLocation(u, next); err != nil {
+		return "", err
+	}
+	return next, nil
+}
+
+// checkRemoteLocation refuses a location, given by the answer to from,
+// that names this machine's disk (see [ErrLocalLocation]).
+func checkRemoteLocation(from *url.URL, loc string) error {
+	if isLocalLocation(loc) {
+		return fmt.Errorf("%w: %w: %s gives the location %q", ErrUnsupportedLocation, ErrLocalLocation, redact(from), address.Redact(loc))
+	}
+	return nil
+}
+
+// windowsDrive matches a path that starts with a drive letter.
+var windowsDrive = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
+
+// isLocalLocation reports whether loc, once relative URLs are resolved,
+// names a file or directory of this machine.
+func isLocalLocation(loc string) bool {
+	getter, rest := "", loc
+	if i := strings.Index(loc, "::"); i > 0 && !strings.ContainsAny(loc[:i], `/:\`) {
+		getter, rest = strings.ToLower(loc[:i]), loc[i+2:]
+	}
+	if getter == "file" {
+		return true
+	}
+	if windowsDrive.MatchString(rest) {
+		return true
+	}
+	for _, prefix := range []string{"./", "../", `.\`, `..\`, "/", `\`, "~"} {
+		if strings.HasPrefix(rest, prefix) && !strings.HasPrefix(rest, "//") {
+			return true
+		}
+	}
+	if rest == "." || rest == ".." {
+		return true
+	}
+	if u, err := url.Parse(rest); err == nil && strings.EqualFold(u.Scheme, "file") {
+		return true
+	}
+	return false
 }
 
 // downloadArchive downloads a module archive over HTTP and extracts it.
@@ -329,7 +384,7 @@ func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url
 	if err := os.Mkdir(content, 0o755); err != nil {
 		return nil, err
 	}
-	lim := archive.Options{MaxBytes: s.o.MaxPackageBytes, Symlinks: true}
+	lim := archive.Options{Limits: s.o.Limits, Symlinks: true, Module: true}
 	switch format {
 	case archive.Zip:
 		err = archive.ExtractZip(ctx, tmp, n, content, lim)

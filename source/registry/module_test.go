@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -170,7 +171,7 @@ func TestModuleVersionSpelling(t *testing.T) {
 
 func TestPackageSizeLimit(t *testing.T) {
 	srv := registrytest.New(t, fixtures, registrytest.Options{})
-	src, _ := newSource(srv, func(o *registry.Options) { o.MaxPackageBytes = 100 })
+	src, _ := newSource(srv, func(o *registry.Options) { o.Limits.MaxBytes = 100 })
 	dir := filepath.Join(t.TempDir(), "p")
 	_, err := src.Fetch(context.Background(), providerPkg(t, "registry.example.test/hashicorp/aws", "5.1.0", "linux_amd64"), dir)
 	if !errors.Is(err, registry.ErrTooLarge) {
@@ -234,4 +235,99 @@ func TestModuleLocationIndirection(t *testing.T) {
 		t.Errorf("endless X-Terraform-Get chain: got %v, want ErrUnsupportedLocation", err)
 	}
 	nothingLeft(t, dir)
+}
+
+// TestLocalModuleLocationRefused: a registry (or an X-Terraform-Get answer
+// on the way) that gives a location on this machine's disk is refused with
+// an error naming the URL that gave it and the location; nothing is
+// fetched and nothing is left behind.
+func TestLocalModuleLocationRefused(t *testing.T) {
+	repo := t.TempDir() // a real directory: the location must be refused, not found missing
+	locations := []string{
+		"git::file://" + filepath.ToSlash(repo),
+		"git::file://" + filepath.ToSlash(repo) + "//sub?ref=v1.0.0",
+		"file://" + filepath.ToSlash(repo) + "/pkg.zip",
+		"FILE://" + filepath.ToSlash(repo),
+		"file::" + repo,
+		"git::" + repo,
+		"git::./repo",
+		"git::../repo",
+		`git::C:\repo`,
+		`C:\repo`,
+		`.\repo`,
+		"hg::/srv/repo",
+	}
+	var asked string
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The index of the location: the patch number of the version asked
+		// for, or the "i" query argument of a hop.
+		i := -1
+		if _, err := fmt.Sscanf(r.URL.Path, "/v1/modules/ns/n/s/1.0.%d/download", &i); err != nil {
+			if _, err := fmt.Sscanf(r.URL.Query().Get("i"), "%d", &i); err != nil {
+				i = -1
+			}
+		}
+		if i < 0 || i >= len(locations) {
+			http.NotFound(w, r)
+			return
+		}
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/download"): // the registry's answer
+			w.Header().Set("X-Terraform-Get", locations[i])
+			w.WriteHeader(http.StatusNoContent)
+		case r.URL.Path == "/hop": // an HTTP location that names another
+			asked = r.URL.RawQuery
+			w.Header().Set("X-Terraform-Get", locations[i])
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer ts.Close()
+	fetched := false
+	src := registry.NewSource(registry.Options{
+		HTTPClient:  ts.Client(),
+		Credentials: registry.Tokens{},
+		Hosts:       map[string]registry.Services{"registry.example.test": {"modules.v1": ts.URL + "/v1/modules/"}},
+		Remote: source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+			fetched = true
+			return nil, errors.New("the remote fetcher must not be called")
+		}),
+		LookupEnv: noEnv,
+	})
+	for i, loc := range locations {
+		t.Run(loc, func(t *testing.T) {
+			// The registry's own answer.
+			dir := filepath.Join(t.TempDir(), "m")
+			pkg := source.ModulePackage{Source: "registry.example.test/ns/n/s", Version: versions.MustParse(fmt.Sprintf("1.0.%d", i))}
+			_, err := src.Fetch(context.Background(), pkg, dir)
+			if !errors.Is(err, registry.ErrLocalLocation) || !errors.Is(err, registry.ErrUnsupportedLocation) {
+				t.Fatalf("got %v, want ErrLocalLocation", err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, fmt.Sprintf("%s/v1/modules/ns/n/s/1.0.%d/download", ts.URL, i)) || !strings.Contains(msg, fmt.Sprintf("%q", loc)) {
+				t.Errorf("error %q: want the registry URL and the location named", msg)
+			}
+			if fetched {
+				t.Error("the local location was handed to the remote fetcher")
+			}
+			nothingLeft(t, dir)
+
+			// Behind an HTTP location of an HTTP archive module.
+			dir = filepath.Join(t.TempDir(), "a")
+			arch := registry.NewArchiveSource(registry.Options{HTTPClient: ts.Client(), Credentials: registry.Tokens{}, LookupEnv: noEnv,
+				Remote: source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+					fetched = true
+					return nil, errors.New("the remote fetcher must not be called")
+				})})
+			_, err = arch.Fetch(context.Background(), source.ModulePackage{Source: fmt.Sprintf("%s/hop?i=%d", ts.URL, i)}, dir)
+			if !errors.Is(err, registry.ErrLocalLocation) || !strings.Contains(err.Error(), ts.URL+"/hop") {
+				t.Errorf("behind an X-Terraform-Get hop: got %v, want ErrLocalLocation naming the hop", err)
+			}
+			if asked == "" || fetched {
+				t.Errorf("hop asked %q, remote fetcher called %v", asked, fetched)
+			}
+			nothingLeft(t, dir)
+		})
+	}
 }

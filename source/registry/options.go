@@ -4,16 +4,21 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/httpx"
 )
 
 // HTTPClient sends HTTP requests. *http.Client implements it. When the
 // client is an *http.Client, the source uses a copy of it whose redirect
-// policy refuses to leave https for http; with any other client, a response
-// whose final URL was downgraded that way is rejected after the fact.
+// policy refuses to leave https for http, drops the Authorization header
+// when a redirect leads to another host, and stops after 10 redirects; with
+// any other client, a response whose final URL was downgraded from https to
+// http is rejected after the fact. The client's own Timeout, if any, still
+// applies to every request, downloads included: leave it zero and use the
+// timeouts of [Options].
 type HTTPClient interface {
 	Do(req *http.Request) (*http.Response, error)
 }
@@ -53,7 +58,8 @@ type Options struct {
 	// offers it, proxies from the environment) that keeps up to
 	// 64 idle connections per host instead of 2,
 	// so that the concurrent requests of a lock run reuse their HTTP/1.1
-	// connections instead of opening new TLS connections.
+	// connections instead of opening new TLS connections. The transport
+	// is shared with every other default client of tflock's HTTP sources.
 	HTTPClient HTTPClient
 	// UserAgent is sent as the User-Agent header. Default "tflock".
 	UserAgent string
@@ -93,8 +99,10 @@ type Options struct {
 	// its providers [TrustPartner], as Terraform treats HashiCorp's
 	// partners key. Default none.
 	PartnerKeys []string
-	// Retries is how many times a request is retried after a network error,
-	// a 429 or a 5xx response. Default (zero): the value of the
+	// Retries is how many times a request is retried after a connection
+	// error, a 429 or a 5xx response (other than 501). Nothing else is
+	// retried: other 4xx responses, a redirect loop, an idle or overall
+	// timeout, a checksum error, a local write error (a full disk). Default (zero): the value of the
 	// TF_PROVIDER_DOWNLOAD_RETRY environment variable if it is a positive
 	// integer, else 2, as in OpenTofu. Negative means no retries.
 	Retries int
@@ -111,13 +119,22 @@ type Options struct {
 	// download metadata, SHA256SUMS), including reading its body. Default
 	// 30s.
 	RequestTimeout time.Duration
-	// DownloadTimeout bounds one package download attempt. Default 10m.
+	// DownloadTimeout bounds one package download attempt. Default: no
+	// overall limit, as in OpenTofu (a large package over a slow link takes
+	// as long as it takes); [Options.IdleTimeout] ends a download that
+	// stalls.
 	DownloadTimeout time.Duration
+	// IdleTimeout is how long a request may wait for the response headers,
+	// and then for each next part of the body: a server that sends nothing
+	// for that long fails the request (error wrapping [ErrIdleTimeout]),
+	// which is not retried. Default 60s.
+	IdleTimeout time.Duration
 	// MaxResponseBytes caps metadata responses. Default 8 MiB.
 	MaxResponseBytes int64
-	// MaxPackageBytes caps a downloaded archive and its extracted size.
-	// Default 2 GiB.
-	MaxPackageBytes int64
+	// Limits bound a package archive: its download size, the total size of
+	// what it extracts to, and its number of entries. The zero value
+	// applies the defaults [source.Limits] states.
+	Limits source.Limits
 	// Remote fetches module packages that a module registry delegates to
 	// a git repository ("git::…") or an OCI repository ("oci://…"). It is
 	// called with a [source.ModulePackage] whose Source is the location
@@ -138,32 +155,21 @@ type Options struct {
 
 // DefaultRetries is the default of [Options.Retries], OpenTofu's default
 // provider download retry count.
-const DefaultRetries = 2
+const DefaultRetries = httpx.DefaultRetries
 
 // RetryEnv names the environment variable that, as in OpenTofu, sets the
 // retry count when [Options.Retries] is zero.
 const RetryEnv = "TF_PROVIDER_DOWNLOAD_RETRY"
 
 func (o Options) withDefaults() Options {
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Transport: defaultTransport()}
-	}
-	if hc, ok := o.HTTPClient.(*http.Client); ok {
-		c := *hc
-		c.CheckRedirect = noDowngrade(hc.CheckRedirect)
-		o.HTTPClient = &c
-	}
-	if o.UserAgent == "" {
-		o.UserAgent = "tflock"
-	}
 	if o.Credentials == nil {
 		o.Credentials = EnvCredentials(nil)
 	}
 	if o.DefaultHost == "" {
-		o.DefaultHost = "registry.opentofu.org"
+		o.DefaultHost = provaddr.DefaultRegistryHost
 	}
 	if o.UnsignedHosts == nil {
-		o.UnsignedHosts = []string{"registry.opentofu.org"}
+		o.UnsignedHosts = []string{provaddr.DefaultRegistryHost}
 	}
 	if o.OfficialKeys == nil && o.SignaturePolicy == PolicyTerraform {
 		o.OfficialKeys = []string{HashiCorpKey}
@@ -181,59 +187,12 @@ func (o Options) withDefaults() Options {
 	} else if o.Retries < 0 {
 		o.Retries = 0
 	}
-	if o.MinBackoff <= 0 {
-		o.MinBackoff = 250 * time.Millisecond
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = 10 * time.Second
-	}
-	if o.MaxBackoff < o.MinBackoff {
-		o.MaxBackoff = o.MinBackoff
-	}
-	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = 30 * time.Second
-	}
-	if o.DownloadTimeout <= 0 {
-		o.DownloadTimeout = 10 * time.Minute
-	}
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = 8 << 20
 	}
-	if o.MaxPackageBytes <= 0 {
-		o.MaxPackageBytes = 2 << 30
-	}
+	o.Limits = o.Limits.WithDefaults()
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
 	return o
-}
-
-// defaultMaxIdleConnsPerHost is the number of idle connections per host
-// that the default HTTP client keeps (see [Options.HTTPClient]).
-const defaultMaxIdleConnsPerHost = 64
-
-var (
-	defaultTransportOnce sync.Once
-	sharedTransport      http.RoundTripper
-)
-
-// defaultTransport returns the transport of the default client, shared by
-// every Source so that they share their connections, as clients using
-// [http.DefaultTransport] do.
-func defaultTransport() http.RoundTripper {
-	defaultTransportOnce.Do(func() {
-		dt, ok := http.DefaultTransport.(*http.Transport)
-		if !ok {
-			sharedTransport = http.DefaultTransport
-			return
-		}
-		tr := dt.Clone()
-		tr.MaxIdleConnsPerHost = defaultMaxIdleConnsPerHost
-		if tr.MaxIdleConns < 4*defaultMaxIdleConnsPerHost {
-			tr.MaxIdleConns = 4 * defaultMaxIdleConnsPerHost
-		}
-		tr.ForceAttemptHTTP2 = true
-		sharedTransport = tr
-	})
-	return sharedTransport
 }

@@ -82,6 +82,7 @@ func supportedProtocol(p string) bool {
 // downloadMeta is a checked download response with its URLs resolved.
 type downloadMeta struct {
 	resp        downloadResponse
+	metaURL     *url.URL // where resp came from, after redirects
 	platform    source.Platform
 	downloadURL *url.URL
 	sumsURL     *url.URL
@@ -275,7 +276,7 @@ func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v 
 	if err != nil {
 		return nil, err
 	}
-	m := &downloadMeta{platform: plat}
+	m := &downloadMeta{platform: plat, metaURL: resp.url}
 	if err := json.Unmarshal(resp.body, &m.resp); err != nil {
 		return nil, fmt.Errorf("invalid response from %s: %v", redact(u), err)
 	}
@@ -434,7 +435,7 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	}
 	rel := &release{sums: sums}
 	if !sigNeeded {
-		s.warn(ctx, source.ProviderPackage{Addr: addr}, fmt.Sprintf("%s: the registry lists no signing key; the checksums are trusted on the strength of the TLS connection to %s only", addr.ForDisplay(), addr.Hostname.ForDisplay()))
+		s.warn(ctx, source.ProviderPackage{Addr: addr}, unsignedWarning(addr, m))
 		return rel, nil
 	}
 	sg := <-sigc
@@ -452,6 +453,23 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	}
 	rel.keyID = keyID
 	return rel, nil
+}
+
+// unsignedWarning is the warning for checksums accepted without a
+// signature. They are vouched for by the connections that brought them:
+// only when the download response and SHA256SUMS both came over https can
+// that be said to be TLS.
+func unsignedWarning(addr tfaddr.Provider, m *downloadMeta) string {
+	for _, u := range []*url.URL{m.metaURL, m.sumsURL} {
+		if u != nil && !strings.EqualFold(u.Scheme, "https") {
+			return fmt.Sprintf("%s: the registry lists no signing key, and the checksums came over plain http (%s), which nothing authenticates: anyone on the network path could have replaced them", addr.ForDisplay(), redact(u))
+		}
+	}
+	hosts := []string{m.sumsURL.Hostname()}
+	if m.metaURL != nil && !strings.EqualFold(m.metaURL.Hostname(), m.sumsURL.Hostname()) {
+		hosts = append([]string{m.metaURL.Hostname()}, hosts...)
+	}
+	return fmt.Sprintf("%s: the registry lists no signing key; the checksums are trusted on the strength of the TLS connections to %s only", addr.ForDisplay(), strings.Join(hosts, " and "))
 }
 
 // checkPackages validates OpenTofu's packages field against the signed
@@ -681,7 +699,7 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	if err := os.Mkdir(content, 0o755); err != nil {
 		return nil, err
 	}
-	if err := archive.ExtractZip(ctx, tmp, n, content, archive.Options{MaxBytes: s.o.MaxPackageBytes, Symlinks: true}); err != nil {
+	if err := archive.ExtractZip(ctx, tmp, n, content, archive.Options{Limits: s.o.Limits, Symlinks: true}); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.resp.Filename, err)
 	}
 	h1, err := tfhash.Options{}.H1Dir(ctx, content)

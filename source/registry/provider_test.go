@@ -3,6 +3,9 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/testdir"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
@@ -256,7 +260,7 @@ func TestFetchProviderErrors(t *testing.T) {
 }
 
 func TestRealisticSHA256SUMS(t *testing.T) {
-	dir := filepath.Join(conformanceDir(t), "opentofu", "derived")
+	dir := testdir.OpenTofu(t, "derived")
 	doc, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS.realistic"))
 	if err != nil {
 		t.Fatal(err)
@@ -411,5 +415,48 @@ func TestDownloadResponseMemoized(t *testing.T) {
 	}
 	if n := srv.RequestsTo("/v1/providers/hashicorp/aws/5.1.0/download/linux/arm"); n != 2 {
 		t.Errorf("missing platform requested %d times, want 2 (failures are not memoized)", n)
+	}
+}
+
+// TestUnsignedWarningNamesTheTransport: checksums accepted without a
+// signature are described as trusted on the strength of TLS only when they
+// came over https; from a plain-http registry the warning says that nothing
+// authenticates them.
+func TestUnsignedWarningNamesTheTransport(t *testing.T) {
+	fx := registrytest.Fixtures{Providers: []registrytest.Provider{
+		{Addr: "registry.example.test/acme/nokey", Unsigned: true, Versions: []registrytest.ProviderVersion{{Version: "1.0.0"}}},
+	}}
+	srv := registrytest.New(t, fx, registrytest.Options{})
+	pkg := providerPkg(t, "registry.example.test/acme/nokey", "1.0.0", "linux_amd64")
+	exempt := func(o *registry.Options) { o.UnsignedHosts = []string{"registry.example.test"} }
+
+	src, w := newSource(srv, exempt)
+	if _, err := src.Checksums(context.Background(), pkg); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.all(); len(got) != 1 || !strings.Contains(got[0], "strength of the TLS connections to registry.example.test") {
+		t.Errorf("over https: warnings %q, want one naming the TLS connection", got)
+	}
+
+	// The same registry behind a plain-http front end.
+	target, _ := url.Parse("https://registry.example.test")
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.Transport = srv.Client().Transport
+	plain := httptest.NewServer(rp)
+	t.Cleanup(plain.Close)
+	src, w = newSource(srv, func(o *registry.Options) {
+		exempt(o)
+		o.HTTPClient = plain.Client()
+		o.Hosts = map[string]registry.Services{"registry.example.test": {"providers.v1": plain.URL + "/v1/providers/"}}
+	})
+	if _, err := src.Checksums(context.Background(), pkg); err != nil {
+		t.Fatal(err)
+	}
+	got := w.all()
+	if len(got) != 1 {
+		t.Fatalf("over http: warnings %q, want one", got)
+	}
+	if strings.Contains(got[0], "TLS") || !strings.Contains(got[0], "plain http") || !strings.Contains(got[0], plain.URL+"/v1/providers/acme/nokey/1.0.0/download") {
+		t.Errorf("over http: warning %q, want plain http named, the URL, and no TLS", got[0])
 	}
 }

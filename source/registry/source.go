@@ -35,7 +35,7 @@ var (
 // defaults of zero fields).
 func NewSource(opts Options) *Source {
 	o := opts.withDefaults()
-	s := &Source{o: o, c: &client{o: o}}
+	s := &Source{o: o, c: newClient(o)}
 	s.d = &discovery{c: s.c, o: &s.o}
 	return s
 }

@@ -11,12 +11,12 @@ import (
 	"strings"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
+	"golang.org/x/mod/sumdb/dirhash"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/fsutil"
-	"github.com/tflock/tflock/source/internal/pkghash"
 )
 
 // Static is an in-memory [source.Source] for tests: it serves the provider
@@ -199,8 +199,14 @@ func (s *Static) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 		cleanup()
 		return nil, &source.Error{Source: s.String(), Package: pkg, Err: err}
 	}
+	// A module package is written and hashed by the module rule: no
+	// version-control metadata.
+	_, module := pkg.(source.ModulePackage)
 	var size int64
 	for _, name := range sortedNames(files) {
+		if module && hash.IsVCSMetadata(name) {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			cleanup()
 			return nil, err
@@ -211,7 +217,7 @@ func (s *Static) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 		}
 		size += int64(len(files[name]))
 	}
-	h1, err := pkghash.H1Dir(dir)
+	h1, err := hash.Options{Module: module}.H1Dir(ctx, dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -273,16 +279,23 @@ func (s *Static) Checksums(ctx context.Context, pkg source.Package) ([]hash.Reco
 	return out, nil
 }
 
-// H1 returns the h1: hash that a directory holding files would have.
+// H1 returns the h1: hash that a directory holding files would have, by the
+// provider rule (every file counts), computed with x/mod's dirhash as an
+// independent check of the hash package. For a module package's files
+// holding version-control metadata, leave those files out first.
 func H1(files map[string]string) (hash.Hash, error) {
 	for name := range files {
 		if !fsutil.ValidName(name) {
 			return "", fmt.Errorf("invalid file name %q in package", name)
 		}
 	}
-	return pkghash.H1Files(sortedNames(files), func(name string) (io.ReadCloser, error) {
+	s, err := dirhash.Hash1(sortedNames(files), func(name string) (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader([]byte(files[name]))), nil
 	})
+	if err != nil {
+		return "", err
+	}
+	return hash.Hash(s), nil
 }
 
 func sortedNames(files map[string]string) []string {

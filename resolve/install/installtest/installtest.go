@@ -218,6 +218,15 @@ func (w *World) pushOCI(ctx context.Context) error {
 	return nil
 }
 
+// Git runs git in dir as the World makes its repositories (see
+// [gittest.Git]): without the machine's configuration, with fixed
+// identities and dates, and "main" as the default branch. It returns the
+// output, trimmed. Tests use it to change a repository of the World
+// (GitDir/acme/network.git), or to make one of their own.
+func Git(ctx context.Context, dir string, args ...string) (string, error) {
+	return gittest.Git(ctx, dir, args...)
+}
+
 // makeRepos creates acme/network.git with three tagged releases.
 func makeRepos(srv *gittest.Server) (*gittest.Repo, error) {
 	var commits []gittest.Commit

@@ -350,11 +350,23 @@ func (r *Repo) Rev(ref string) (string, error) {
 	return r.git("rev-parse", ref+"^{commit}")
 }
 
-// git runs git in the repository without the machine's configuration,
-// with a fixed identity and date, and returns its trimmed output.
+// git runs git in the repository (see [Git]) with the server's git.
 func (r *Repo) git(args ...string) (string, error) {
-	cmd := exec.Command(r.s.git, append([]string{"-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false"}, args...)...)
-	cmd.Dir = r.Dir
+	return run(context.Background(), r.s.git, r.Dir, args...)
+}
+
+// Git runs git (from PATH) in dir as the server makes its repositories:
+// without the machine's configuration, with a fixed identity and date,
+// "main" as the default branch and no signing. It returns the standard
+// output, trimmed. Tests use it to change a repository ([Repo.Dir]) as its
+// maintainer would, or to make one of their own.
+func Git(ctx context.Context, dir string, args ...string) (string, error) {
+	return run(ctx, "git", dir, args...)
+}
+
+func run(ctx context.Context, git, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, git, append([]string{"-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false"}, args...)...)
+	cmd.Dir = dir
 	cmd.Env = gitEnv()
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr

@@ -7,12 +7,24 @@
 // through a symbolic link. Symbolic links are refused unless
 // [Options.Symlinks] is set; then each must resolve inside the destination,
 // which is checked once the whole tree exists so that chains of links are
-// caught. An entry present twice is refused. The number of entries and the
-// total uncompressed size (counted while writing, never taken from headers)
-// are bounded.
+// caught. An entry present twice is refused.
 //
-// Every refusal is an [*Error] wrapping [ErrUnsafe] or [ErrTooLarge]. The
-// caller removes a partly extracted destination on error.
+// A module package ([Options.Module]) is extracted without its
+// version-control metadata: entries that [hash.IsVCSMetadata] names are
+// skipped, never written, so that the tree installed is the tree its h1:
+// covers.
+//
+// The number of entries and the total size are bounded by the
+// [source.Limits]. A zip archive's central directory is checked before
+// anything is written (its entry count and the sum of its declared sizes),
+// and the bytes written are counted as well, an entry holding more than it
+// declares being refused; a tar archive is counted as it is read, each
+// entry's declared size checked before the entry is written, and when it
+// can be read twice (a file), it is counted once before anything is
+// written.
+//
+// Every refusal is an [*Error] wrapping [ErrUnsafe] or [ErrTooLarge]. On
+// any error, what the extraction wrote into the destination is removed.
 package archive
 
 import (
@@ -28,36 +40,24 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/source"
 )
 
-// Default limits, used when the [Options] fields are zero.
-const (
-	DefaultMaxBytes = 4 << 30 // 4 GiB
-	DefaultMaxFiles = 100000
-)
-
-// Options bound and shape an extraction. The zero value applies the
-// defaults stated on each field.
+// Options shape an extraction. The zero value extracts a provider package
+// (nothing skipped) within the default [source.Limits], refusing links.
 type Options struct {
-	// MaxBytes is the largest total uncompressed size.
-	// Zero or negative means DefaultMaxBytes (4 GiB).
-	MaxBytes int64
-	// MaxFiles is the largest number of entries (directories included).
-	// Zero or negative means DefaultMaxFiles (100000).
-	MaxFiles int
+	// Limits bound the number of entries and the total size. The zero
+	// value applies the defaults [source.Limits] states.
+	Limits source.Limits
 	// Symlinks allows symbolic links that resolve inside the destination.
 	// Default false: any symbolic link is refused.
 	Symlinks bool
-}
-
-func (o Options) withDefaults() Options {
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
-	}
-	if o.MaxFiles <= 0 {
-		o.MaxFiles = DefaultMaxFiles
-	}
-	return o
+	// Module extracts a module package: entries under version-control
+	// metadata ([hash.IsVCSMetadata]) are skipped. Default false, the
+	// provider rule: every entry is extracted.
+	Module bool
 }
 
 var (
@@ -66,8 +66,10 @@ var (
 	// is allowed, an entry present twice, or an unsupported entry type.
 	ErrUnsafe = errors.New("unsafe archive")
 	// ErrTooLarge is wrapped by errors about an archive with too many
-	// entries or that expands to too many bytes.
-	ErrTooLarge = errors.New("archive exceeds the extraction limits")
+	// entries or that expands to too many bytes. It is
+	// [source.ErrTooLarge], so that callers match one sentinel whatever
+	// the source.
+	ErrTooLarge = source.ErrTooLarge
 )
 
 // Error reports an archive that cannot be extracted safely. Err wraps
@@ -160,31 +162,54 @@ func CleanName(name string) (string, error) {
 }
 
 type extractor struct {
-	ctx   context.Context
-	root  string
-	o     Options
-	total int64
-	files int
-	links []string // symbolic links created, to check once all exist
+	ctx     context.Context
+	root    string
+	o       Options
+	lim     source.Limits
+	total   int64
+	entries int
+	links   []string        // symbolic links created, to check once all exist
+	before  map[string]bool // what the destination held before
 }
 
 func newExtractor(ctx context.Context, dir string, o Options) *extractor {
-	return &extractor{ctx: ctx, root: dir, o: o.withDefaults()}
+	x := &extractor{ctx: ctx, root: dir, o: o, lim: o.Limits.WithDefaults(), before: map[string]bool{}}
+	if des, err := os.ReadDir(dir); err == nil {
+		for _, d := range des {
+			x.before[d.Name()] = true
+		}
+	}
+	return x
 }
 
-// entry validates the next entry name and counts it. It returns "" for the
-// root directory itself.
-func (x *extractor) entry(name string) (string, error) {
-	if err := x.ctx.Err(); err != nil {
-		return "", err
+// done returns err, having removed, if it is not nil, what the extraction
+// wrote into the destination.
+func (x *extractor) done(err error) error {
+	if err == nil {
+		return nil
 	}
-	x.files++
-	if x.files > x.o.MaxFiles {
-		return "", tooLarge("more than %d entries", x.o.MaxFiles)
+	des, _ := os.ReadDir(x.root)
+	for _, d := range des {
+		if !x.before[d.Name()] {
+			_ = os.RemoveAll(filepath.Join(x.root, d.Name()))
+		}
+	}
+	return err
+}
+
+// entry validates the next entry name and counts it. It returns "" for an
+// entry not to extract: the root directory itself, or version-control
+// metadata in a module package.
+func (x *extractor) entry(name string) (string, error) {
+	if err := x.count(); err != nil {
+		return "", err
 	}
 	rel, err := CleanName(name)
 	if err != nil || rel == "" {
 		return rel, err
+	}
+	if x.o.Module && hash.IsVCSMetadata(rel) {
+		return "", nil
 	}
 	// Refuse to write through a symbolic link created earlier by the same
 	// archive.
@@ -197,11 +222,38 @@ func (x *extractor) entry(name string) (string, error) {
 	return rel, nil
 }
 
+// count counts one more entry.
+func (x *extractor) count() error {
+	if err := x.ctx.Err(); err != nil {
+		return err
+	}
+	x.entries++
+	if x.entries > x.lim.MaxEntries {
+		return tooLarge("the archive has more than %d entries", x.lim.MaxEntries)
+	}
+	return nil
+}
+
+// reserve counts n more bytes, as an entry's header declares them, before
+// the entry is written.
+func (x *extractor) reserve(name string, n int64) error {
+	if n < 0 {
+		return unsafeErr(name, "negative size %d", n)
+	}
+	if n > x.lim.MaxBytes-x.total {
+		return tooLarge("the archive expands to more than %d bytes", x.lim.MaxBytes)
+	}
+	x.total += n
+	return nil
+}
+
 func (x *extractor) mkdir(rel string) error {
 	return os.MkdirAll(filepath.Join(x.root, filepath.FromSlash(rel)), 0o755)
 }
 
-func (x *extractor) writeFile(name, rel string, mode fs.FileMode, r io.Reader) error {
+// writeFile writes the regular file rel from r, which must hold exactly the
+// declared number of bytes (already reserved).
+func (x *extractor) writeFile(name, rel string, mode fs.FileMode, declared int64, r io.Reader) error {
 	dst := filepath.Join(x.root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
@@ -217,16 +269,18 @@ func (x *extractor) writeFile(name, rel string, mode fs.FileMode, r io.Reader) e
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(f, io.LimitReader(r, x.o.MaxBytes-x.total+1))
-	x.total += n
+	n, err := io.Copy(f, io.LimitReader(r, declared+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
+	switch {
+	case n > declared || errors.Is(err, zip.ErrFormat):
+		// archive/zip reports reading past the declared size as ErrFormat.
+		return newError(name, ErrTooLarge, "the entry holds more than the %d bytes its header declares", declared)
+	case err != nil:
 		return unsafeErr(name, "%v", err)
-	}
-	if x.total > x.o.MaxBytes {
-		return tooLarge("the archive expands to more than %d bytes", x.o.MaxBytes)
+	case n < declared:
+		return unsafeErr(name, "the entry holds %d bytes, but its header declares %d", n, declared)
 	}
 	return nil
 }
@@ -307,8 +361,21 @@ func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dir string, o Op
 		return unsafeErr("", "not a valid zip archive: %v", err)
 	}
 	x := newExtractor(ctx, dir, o)
-	if len(zr.File) > x.o.MaxFiles {
-		return tooLarge("the archive has %d entries and the limit is %d", len(zr.File), x.o.MaxFiles)
+	return x.done(x.zip(zr))
+}
+
+func (x *extractor) zip(zr *zip.Reader) error {
+	// The central directory declares every entry and its size: check both
+	// before anything is written.
+	if len(zr.File) > x.lim.MaxEntries {
+		return tooLarge("the archive has %d entries and the limit is %d", len(zr.File), x.lim.MaxEntries)
+	}
+	var declared uint64
+	for _, f := range zr.File {
+		declared += f.UncompressedSize64
+		if declared > uint64(x.lim.MaxBytes) || declared < f.UncompressedSize64 {
+			return tooLarge("the archive declares more than %d bytes", x.lim.MaxBytes)
+		}
 	}
 	for _, f := range zr.File {
 		rel, err := x.entry(f.Name)
@@ -334,11 +401,15 @@ func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dir string, o Op
 				err = x.symlink(f.Name, rel, string(target))
 			}
 		case mode.IsRegular():
+			size := int64(f.UncompressedSize64) // bounded by MaxBytes above
+			if err := x.reserve(f.Name, size); err != nil {
+				return err
+			}
 			rc, oerr := f.Open()
 			if oerr != nil {
 				return unsafeErr(f.Name, "%v", oerr)
 			}
-			err = x.writeFile(f.Name, rel, mode, rc)
+			err = x.writeFile(f.Name, rel, mode, size, rc)
 			rc.Close()
 		default:
 			err = unsafeErr(f.Name, "unsupported entry type %v", mode.Type())
@@ -351,28 +422,67 @@ func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dir string, o Op
 }
 
 // ExtractTarGz extracts a gzip-compressed tar stream into dir, which must
-// exist.
+// exist. When r can seek (a downloaded file), the stream is first read
+// through without writing anything, counting entries and declared sizes, so
+// that an archive beyond the limits is refused with nothing written; the
+// extraction itself counts again as it goes.
 func ExtractTarGz(ctx context.Context, r io.Reader, dir string, o Options) error {
+	x := newExtractor(ctx, dir, o)
+	if rs, ok := r.(io.ReadSeeker); ok {
+		start, err := rs.Seek(0, io.SeekCurrent)
+		if err == nil {
+			if err := x.tarGz(rs, false); err != nil {
+				return err
+			}
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return err
+			}
+			x.entries, x.total = 0, 0
+		}
+	}
+	return x.done(x.tarGz(r, true))
+}
+
+// tarGz reads the gzip-compressed tar stream r, counting every entry and
+// its declared size against the limits, and, if write is set, extracts it.
+func (x *extractor) tarGz(r io.Reader, write bool) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return unsafeErr("", "not a valid gzip stream: %v", err)
 	}
 	defer gz.Close()
 	tr := tar.NewReader(gz)
-	x := newExtractor(ctx, dir, o)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
+			if !write {
+				return nil
+			}
 			return x.checkLinks()
 		}
 		if err != nil {
 			return unsafeErr("", "not a valid tar archive: %v", err)
 		}
-		if h.Typeflag == tar.TypeXGlobalHeader {
+		if h.Typeflag == tar.TypeXGlobalHeader || !write {
+			// Counted only: metadata for the whole archive, or the
+			// counting pass.
+			if err := x.count(); err != nil {
+				return err
+			}
+			if h.Typeflag != tar.TypeXGlobalHeader {
+				if err := x.reserve(h.Name, h.Size); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		rel, err := x.entry(h.Name)
 		if err != nil {
+			return err
+		}
+		// Every entry's data is read, even one not extracted: its
+		// declared size counts.
+		if err := x.reserve(h.Name, h.Size); err != nil {
 			return err
 		}
 		if rel == "" {
@@ -382,7 +492,7 @@ func ExtractTarGz(ctx context.Context, r io.Reader, dir string, o Options) error
 		case tar.TypeDir:
 			err = x.mkdir(rel)
 		case tar.TypeReg:
-			err = x.writeFile(h.Name, rel, fs.FileMode(h.Mode), tr)
+			err = x.writeFile(h.Name, rel, fs.FileMode(h.Mode), h.Size, tr)
 		case tar.TypeSymlink:
 			err = x.symlink(h.Name, rel, h.Linkname)
 		default:

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tflock/tflock/source"
 )
 
 type entry struct {
@@ -163,21 +165,21 @@ func TestLimits(t *testing.T) {
 	for _, format := range []string{"zip", "tgz"} {
 		of := map[string]func(testing.TB, []entry) []byte{"zip": zipOf, "tgz": tgzOf}[format]
 		big := of(t, []entry{{name: "a", body: strings.Repeat("x", 1000)}})
-		if err := extract(format, big, t.TempDir(), Options{MaxBytes: 999}); !errors.Is(err, ErrTooLarge) {
+		if err := extract(format, big, t.TempDir(), Options{Limits: source.Limits{MaxBytes: 999}}); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("%s size limit: got %v, want ErrTooLarge", format, err)
 		}
-		if err := extract(format, big, t.TempDir(), Options{MaxBytes: 1000}); err != nil {
+		if err := extract(format, big, t.TempDir(), Options{Limits: source.Limits{MaxBytes: 1000}}); err != nil {
 			t.Errorf("%s size exactly at the limit: %v", format, err)
 		}
 		across := of(t, []entry{{name: "a", body: strings.Repeat("x", 600)}, {name: "b", body: strings.Repeat("x", 600)}})
-		if err := extract(format, across, t.TempDir(), Options{MaxBytes: 1000}); !errors.Is(err, ErrTooLarge) {
+		if err := extract(format, across, t.TempDir(), Options{Limits: source.Limits{MaxBytes: 1000}}); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("%s size limit across files: got %v, want ErrTooLarge", format, err)
 		}
 		many := of(t, []entry{{name: "a", body: "a"}, {name: "b", body: "b"}, {name: "c", body: "c"}})
-		if err := extract(format, many, t.TempDir(), Options{MaxFiles: 2}); !errors.Is(err, ErrTooLarge) {
+		if err := extract(format, many, t.TempDir(), Options{Limits: source.Limits{MaxEntries: 2}}); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("%s file limit: got %v, want ErrTooLarge", format, err)
 		}
-		if err := extract(format, many, t.TempDir(), Options{MaxFiles: 3}); err != nil {
+		if err := extract(format, many, t.TempDir(), Options{Limits: source.Limits{MaxEntries: 3}}); err != nil {
 			t.Errorf("%s file count exactly at the limit: %v", format, err)
 		}
 	}
@@ -269,7 +271,7 @@ func FuzzExtractZip(f *testing.F) {
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			err := ExtractZip(context.Background(), bytes.NewReader(data), int64(len(data)), dir, Options{MaxBytes: 1 << 20, MaxFiles: 100, Symlinks: links})
+			err := ExtractZip(context.Background(), bytes.NewReader(data), int64(len(data)), dir, Options{Limits: source.Limits{MaxBytes: 1 << 20, MaxEntries: 100}, Symlinks: links})
 			if entries, _ := os.ReadDir(base); len(entries) != 1 {
 				t.Fatalf("extraction wrote outside its destination: %v", entries)
 			}

@@ -1,7 +1,8 @@
 // Package fsutil holds the file-system steps the sources share: preparing a
 // destination directory so that a failed fetch leaves nothing behind,
-// copying a package directory, and extracting a zip archive safely (through
-// the shared extractor in source/internal/archive).
+// copying a package directory, and removing a module package's
+// version-control metadata. Archives are extracted by the one extractor,
+// source/internal/archive.
 package fsutil
 
 import (
@@ -15,7 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tflock/tflock/source/internal/archive"
+	"github.com/tflock/tflock/hash"
 )
 
 // Prepare makes dir ready to receive a package: it must not exist or be an
@@ -118,6 +119,52 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 	return out.Close()
 }
 
+// RemoveVCSMetadata removes, under root, every directory or file that the
+// one rule for module packages, [hash.IsVCSMetadata], names, so that the
+// tree left is exactly the tree a module h1: covers.
+func RemoveVCSMetadata(root string) error {
+	found, err := findVCSMetadata(root, false)
+	if err != nil {
+		return err
+	}
+	for _, p := range found {
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// HasVCSMetadata reports whether root holds a directory or file that
+// [hash.IsVCSMetadata] names. An unreadable tree reports true: it cannot
+// be shown free of it.
+func HasVCSMetadata(root string) bool {
+	found, err := findVCSMetadata(root, true)
+	return err != nil || len(found) > 0
+}
+
+// findVCSMetadata lists the VCS metadata under root, stopping at the first
+// if first is set.
+func findVCSMetadata(root string, first bool) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != root && hash.IsVCSMetadata(d.Name()) {
+			found = append(found, p)
+			if first {
+				return filepath.SkipAll
+			}
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return found, err
+}
+
 // WriteFile writes one file of a package, creating parent directories.
 func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
 	if !ValidName(name) {
@@ -128,18 +175,4 @@ func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	return os.WriteFile(target, data, perm)
-}
-
-// DefaultMaxExtract is the default limit on the total uncompressed size of
-// an extracted archive: 2 GiB.
-const DefaultMaxExtract = 2 << 30
-
-// ExtractZip extracts the zip archive at zipPath into dst (which exists)
-// with the shared safe extractor, [archive.ExtractZipFile]: unsafe names,
-// symbolic links, an entry present twice, more than
-// [archive.DefaultMaxFiles] entries and a total uncompressed size over limit
-// (if limit > 0, else [archive.DefaultMaxBytes]) are errors wrapping
-// [archive.ErrUnsafe] or [archive.ErrTooLarge].
-func ExtractZip(ctx context.Context, zipPath, dst string, limit int64) error {
-	return archive.ExtractZipFile(ctx, zipPath, dst, archive.Options{MaxBytes: limit})
 }

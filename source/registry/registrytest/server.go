@@ -289,7 +289,8 @@ func (s *Server) SHA256SUMS(addr, version string) []byte {
 }
 
 // ModuleH1 returns the h1: hash of a module version's files, computed with
-// x/mod dirhash.
+// x/mod dirhash over the files that are not version-control metadata
+// (hash.IsVCSMetadata), as a module package's h1: is defined.
 func (s *Server) ModuleH1(addr, version string) (hash.Hash, bool) {
 	m := s.modules[s.qualify(addr, 4)]
 	if m == nil {
@@ -419,7 +420,15 @@ func (s *Server) addModule(fx Module) error {
 		for _, n := range names {
 			files = append(files, file{name: n, mode: 0o644, data: []byte(contents[n])})
 		}
-		h, err := h1(files)
+		// A module's h1: leaves out version-control metadata, as every
+		// module source installs it.
+		var hashed []file
+		for _, f := range files {
+			if !hash.IsVCSMetadata(f.name) {
+				hashed = append(hashed, f)
+			}
+		}
+		h, err := h1(hashed)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,217 @@
+package tflock_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/gittest"
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/oci"
+	"github.com/tflock/tflock/source/registry"
+	"github.com/tflock/tflock/source/registry/registrytest"
+)
+
+// The code between the markers is the README's "Using it" snippet, byte for
+// byte once its indentation is removed: TestReadmeUsingIt checks that the
+// two agree, and the compiler that it builds.
+
+// README begin
+
+// initDir installs the dependencies of the configuration in dir into
+// dir/.terraform and writes dir/.terraform.lock.hcl, as tofu init does,
+// through the package cache in cacheDir. It returns tofu's note on the
+// lock file. regOpts configures the registries: registry.Options{} talks to
+// the registries the addresses name, with TF_TOKEN_* credentials.
+func initDir(ctx context.Context, dir string, regOpts registry.Options, cacheDir string) (string, error) {
+	lockPath := filepath.Join(dir, install.LockFileName)
+	lock, err := lockfile.ParseFile(lockPath) // a missing file is an empty lock
+	if err != nil {
+		return "", err // *lockfile.ParseError, with hcl.Diagnostics
+	}
+	sharedCache, err := cache.Open(cacheDir, cache.Options{}) // content-addressed, safe across processes
+	if err != nil {
+		return "", err
+	}
+	// One source per kind of package. A module registry may answer with a
+	// git or OCI location: Remote hands those back to the dispatcher.
+	src := &install.Dispatch{Git: git.NewSource(git.Options{}), OCI: oci.NewSource(oci.Options{})}
+	regOpts.Remote = src
+	src.Providers = registry.NewSource(regOpts) // providers and registry modules
+	res, err := install.Init(ctx, install.Options{Dir: dir, Lock: lock, Source: src, Cache: sharedCache})
+	if err != nil {
+		return "", err // conflicts name every constraint and its file:line; checksum errors name both hashes
+	}
+	return install.WriteLock(lockPath, res) // atomic; the note is tofu's change summary
+}
+
+// README end
+
+// TestReadmeUsingIt checks that the README's "Using it" Go block is the
+// code between the markers above, which the compiler builds and
+// TestReadmeInitGitRegistryModule runs.
+func TestReadmeUsingIt(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, usingIt, ok := strings.Cut(string(readme), "\n## Using it\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Using it" section`)
+	}
+	usingIt, _, _ = strings.Cut(usingIt, "\n## ")
+	_, block, ok := strings.Cut(usingIt, "```go\n")
+	block, _, ok2 := strings.Cut(block, "```\n")
+	if !ok || !ok2 {
+		t.Fatal(`README.md's "Using it" section has no Go block`)
+	}
+
+	self, err := os.ReadFile("readme_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, code, ok := strings.Cut(string(self), "// README begin\n\n")
+	code, _, ok2 = strings.Cut(code, "\n// README end\n")
+	if !ok || !ok2 {
+		t.Fatal("readme_test.go has lost its README markers")
+	}
+	if block != code {
+		t.Errorf("README.md's Go block differs from the code in readme_test.go\n--- README.md\n%s\n--- readme_test.go\n%s", block, code)
+	}
+}
+
+// TestReadmeInitGitRegistryModule runs the README's code on a
+// configuration whose registry module the registry delivers as a git
+// address (served over smart HTTP from a repository made with git), with a
+// provider from the same registry: cold, then warm, where nothing changes
+// and nothing is downloaded. Without Remote, the code the README showed
+// before, the same configuration fails.
+func TestReadmeInitGitRegistryModule(t *testing.T) {
+	ctx := context.Background()
+	gitRoot := t.TempDir()
+	repo := filepath.Join(gitRoot, "vpc.git")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, repo, "init", "-q")
+	const moduleMain = "variable \"cidr\" {\n  type = string\n}\n"
+	if err := os.WriteFile(filepath.Join(repo, "main.tf"), []byte(moduleMain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "vpc 1.0.0")
+	gittest.Run(t, repo, "tag", "v1.0.0")
+	location := "git::" + gittest.ServeHTTP(t, gitRoot) + "/vpc.git?ref=v1.0.0"
+
+	srv := registrytest.New(t, registrytest.Fixtures{
+		Providers: []registrytest.Provider{{Addr: "acme/cloud", Versions: []registrytest.ProviderVersion{
+			{Version: "1.0.0", Platforms: []string{source.CurrentPlatform.String()}},
+		}}},
+		Modules: []registrytest.Module{{Addr: "acme/vpc/cloud", Versions: []registrytest.ModuleVersion{
+			{Version: "1.0.0", Location: location},
+		}}},
+	}, registrytest.Options{})
+	regOpts := registry.Options{HTTPClient: srv.Client(), Credentials: registry.Tokens{}}
+
+	dir := t.TempDir()
+	config := `terraform {
+  required_providers {
+    cloud = {
+      source  = "registry.example.test/acme/cloud"
+      version = "~> 1.0"
+    }
+  }
+}
+
+module "vpc" {
+  source  = "registry.example.test/acme/vpc/cloud"
+  version = "1.0.0"
+  cidr    = "10.0.0.0/16"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+
+	// The wiring the README showed before: no Remote, so the registry
+	// cannot hand the git location on.
+	old := &install.Dispatch{Providers: registry.NewSource(regOpts), Git: git.NewSource(git.Options{})}
+	c, err := cache.Open(cacheDir, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := install.Init(ctx, install.Options{Dir: dir, Lock: lockfile.New(), Source: old, Cache: c}); !errors.Is(err, registry.ErrUnsupportedLocation) {
+		t.Fatalf("Init without registry.Options.Remote: %v, want registry.ErrUnsupportedLocation", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, install.LockFileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed Init left a lock file: %v", err)
+	}
+
+	note, err := initDir(ctx, dir, regOpts, cacheDir)
+	if err != nil {
+		t.Fatalf("cold: %v", err)
+	}
+	if !strings.Contains(note, "has created a lock file") {
+		t.Errorf("cold: note %q, want tofu's note on a new lock file", note)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, ".terraform", "modules", "vpc", "main.tf"))
+	if err != nil || string(got) != moduleMain {
+		t.Errorf("installed module main.tf = %q, %v; want the tagged commit's %q", got, err, moduleMain)
+	}
+	lockBytes, err := os.ReadFile(filepath.Join(dir, install.LockFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockfile.Parse(lockBytes, install.LockFileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := lock.Provider(tfaddr.MustParseProviderSource("registry.example.test/acme/cloud")); p == nil || p.Version.String() != "1.0.0" {
+		t.Errorf("lock: provider acme/cloud = %+v, want 1.0.0", p)
+	}
+	// A registry module is locked by version and h1: of its package: the
+	// tagged commit's tree, without .git.
+	want := filepath.Join(t.TempDir(), "vpc")
+	gittest.Run(t, gitRoot, "clone", "-q", "--branch", "v1.0.0", repo, want)
+	if err := os.RemoveAll(filepath.Join(want, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	wantH1, err := hash.H1Dir(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := lock.Module("vpc"); m == nil || m.Source != "registry.example.test/acme/vpc/cloud" || m.Version.String() != "1.0.0" ||
+		len(m.Hashes) != 1 || m.Hashes[0] != wantH1 {
+		t.Errorf("lock: module vpc = %+v, want registry.example.test/acme/vpc/cloud 1.0.0 [%s]", m, wantH1)
+	}
+
+	// Warm: the lock file and the cache agree, so nothing changes and
+	// nothing is downloaded.
+	before := srv.Requests()
+	note, err = initDir(ctx, dir, regOpts, cacheDir)
+	if err != nil {
+		t.Fatalf("warm: %v", err)
+	}
+	if note != "" {
+		t.Errorf("warm: note %q, want none", note)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, install.LockFileName))
+	if err != nil || !bytes.Equal(again, lockBytes) {
+		t.Errorf("warm run changed the lock file (%v):\n%s", err, again)
+	}
+	if n := srv.Requests() - before; n != 0 {
+		t.Errorf("warm run sent %d registry requests, want 0", n)
+	}
+}

@@ -1,0 +1,71 @@
+package install_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/registry"
+	"github.com/tflock/tflock/source/registry/registrytest"
+)
+
+// TestProvidersLockAskedPlatformsOnly: issue 13 item 9. When the registry
+// reports every platform's h1: (OpenTofu 1.12's packages field),
+// "providers lock -platform X" records the h1: of the platforms asked for
+// and no other, with the zh: of every platform from the signed SHA256SUMS,
+// as tofu 1.12.6 does.
+func TestProvidersLockAskedPlatformsOnly(t *testing.T) {
+	all := []string{"linux_amd64", "darwin_arm64", "windows_amd64"}
+	const addr = "registry.example.test/acme/tool"
+	fx := registrytest.Fixtures{Providers: []registrytest.Provider{
+		{Addr: addr, Versions: []registrytest.ProviderVersion{{Version: "1.0.0", Platforms: all}}},
+	}}
+	srv := registrytest.New(t, fx, registrytest.Options{Packages: true})
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": `terraform {
+  required_providers {
+    tool = { source = "` + addr + `" }
+  }
+}
+`})
+	for _, asked := range [][]string{{"darwin_arm64"}, {"windows_amd64", "linux_amd64"}} {
+		var plats []source.Platform
+		var want []hash.Hash
+		for _, p := range all {
+			info, ok := srv.ProviderPackage(addr, "1.0.0", p)
+			if !ok {
+				t.Fatalf("no package for %s", p)
+			}
+			want = append(want, info.ZH)
+			if slices.Contains(asked, p) {
+				want = append(want, info.H1)
+				pl, _ := source.ParsePlatform(p)
+				plats = append(plats, pl)
+			}
+		}
+		slices.Sort(want)
+		res, err := install.Init(context.Background(), install.Options{
+			Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: srv.Client()}), Cache: openCache(t), Lock: lockfile.New(),
+			ProvidersLock: true, Platforms: plats,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Clone(res.Lock.ProviderHashes(tfaddr.MustParseProviderSource(addr)))
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("platforms %v: hashes\n got %v\nwant %v", asked, got, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".terraform")); !os.IsNotExist(err) {
+			t.Errorf("providers lock installed something (stat: %v)", err)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package install
+
+import (
+	"github.com/tflock/tflock/lockfile"
+)
+
+// readOnlyHashesWarning is the warning of a read-only run that would only
+// add hashes, in OpenTofu's words.
+const readOnlyHashesWarning = "Provider lock file not updated: changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run \"tofu init\" without the \"-lockfile=readonly\" flag."
+
+// ModulesNotLockedWarning is the warning of a read-only run ([Options.ReadOnly])
+// or a [Check] against a lock file that records no module at all: module
+// locking is not adopted yet (a lock file written by tofu or terraform),
+// so the configuration's module calls are accepted unlocked, as those
+// tools accept them, rather than refused.
+const ModulesNotLockedWarning = "Module dependency locks not adopted: the lock file records no modules, so the module calls were accepted as the configuration's version constraints allow and not locked. To lock them, run without the \"-lockfile=readonly\" flag."
+
+// modulesAdopted reports whether a lock file records module locks at all.
+// A lock file without any (one written by tofu or terraform, or by tflock
+// for a configuration without remote modules) has not adopted module
+// locking: read-only runs do not require its module calls to be locked.
+func modulesAdopted(lf *lockfile.File) bool {
+	for range lf.Modules() {
+		return true
+	}
+	return false
+}
+
+// readOnlyVerdict sorts the changes a read-only run would make to prev:
+// refused are the changes of a dependency selection (they fail the run);
+// the warnings say what is accepted but not recorded (hashes only, and
+// module calls when prev has adopted no module locking).
+func readOnlyVerdict(prev *lockfile.File, changes []lockfile.Change) (refused []lockfile.Change, warnings []string) {
+	adopted := modulesAdopted(prev)
+	hashes, modules := false, false
+	for _, c := range changes {
+		switch {
+		case c.Module != "" && !adopted:
+			modules = true
+		case c.Kind == lockfile.HashesChanged:
+			hashes = true
+		default:
+			refused = append(refused, c)
+		}
+	}
+	if len(refused) > 0 {
+		return refused, nil
+	}
+	if hashes {
+		warnings = append(warnings, readOnlyHashesWarning)
+	}
+	if modules {
+		warnings = append(warnings, ModulesNotLockedWarning)
+	}
+	return nil, warnings
+}
