@@ -124,6 +124,7 @@ func (k ProblemKind) String() string {
 
 // Problem is one thing [Check] found wrong.
 type Problem struct {
+	// Kind says what is wrong.
 	Kind ProblemKind
 	// Package is the package concerned: a [source.ProviderPackage] (Addr;
 	// Version when one is locked; Platform for the installation kinds) or
