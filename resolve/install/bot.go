@@ -24,7 +24,7 @@ type LockProviderOptions struct {
 	// Lock is the lock file to update; LockProvider does not change it.
 	// Default: an empty lock file.
 	Lock *lockfile.File
-	// Addr is the provider, such as registry.opentofu.org/hashicorp/aws.
+	// Addr is the provider, such as registry.example.test/acme/cloud.
 	Addr tfaddr.Provider
 	// Version is the version to lock.
 	Version versions.Version

@@ -142,7 +142,7 @@ type Problem struct {
 	Constraints versions.Constraints
 	// Message is the problem as the error prints it: for the lock file
 	// kinds, the line of OpenTofu's "Inconsistent dependency lock file"
-	// list, such as "provider registry.opentofu.org/hashicorp/aws:
+	// list, such as "provider registry.example.test/acme/cloud:
 	// required by this configuration but no version is selected".
 	Message string
 	// Err is the error of the installation kinds, else nil.
