@@ -4,6 +4,32 @@
 // It has no code of its own; the work is done by its packages, which point
 // one way: hash ← lockfile ← resolve → source ← source/registry, mirror, git, oci.
 //
+// # Where to start
+//
+// Four kinds of programs use tflock; each has its entry point in
+// [github.com/tflock/tflock/resolve/install], with a runnable example:
+//
+//   - An OpenTofu-style core ("tofu init", "tofu providers lock"): Init on
+//     a configuration directory, then WriteLock; Check before plan and
+//     apply, which lists typed problems (kind, package, file and line)
+//     and prints OpenTofu's messages.
+//   - A dependency bot that bumps a version in a configuration it has not
+//     checked out: LockProvider and LockModule update a lock file for one
+//     package, with the hashes Init would record, and leave the rest.
+//   - A wrapper that runs many units at once: Init and Check take a unit's
+//     root module as an fs.FS or as a configuration already read
+//     (resolve.ReadTreeFS); the units share one cache and one set of
+//     sources, and each unit's context names it
+//     ([github.com/tflock/tflock/source.WithUnit]) so that every progress
+//     event says which unit it belongs to.
+//   - Tests downstream: registrytest, ocitest and gittest run real servers
+//     in-process (New(tb, ...), closed with the test), addressed by stable
+//     host names such as registry.example.test and git.example.test, so
+//     that the lock files a test expects stay the same from run to run.
+//
+// Programs that only read or write lock files import
+// [github.com/tflock/tflock/lockfile] alone, which links no networking.
+//
 // The model and its vocabulary:
 //
 //   - [github.com/tflock/tflock/lockfile]: the typed model of
@@ -53,6 +79,8 @@
 //     module registry with signed checksums, latency and lying modes.
 //   - [github.com/tflock/tflock/source/oci/ocitest]: an OCI registry with
 //     OpenTofu's module and provider artifacts.
+//   - [github.com/tflock/tflock/source/git/gittest]: git repositories with
+//     tags, served over smart HTTP with optional basic authentication.
 //   - [github.com/tflock/tflock/resolve/install/installtest]: a whole offline
 //     world (registry, git repository, OCI registry) for end-to-end tests.
 //

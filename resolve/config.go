@@ -3,7 +3,6 @@ package resolve
 import (
 	"cmp"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,48 +108,31 @@ func (c *Config) Requirements() []Requirement {
 // diagnostics are the errors and warnings found on the way; the Config
 // holds what could be read.
 func ReadTree(dir, call string, opts ReadOptions) (*Config, hcl.Diagnostics) {
-	c := &Config{}
-	diags := readTree(c, dir, call, nil, opts)
-	slices.SortStableFunc(c.Modules[1:], func(a, b *Module) int { return strings.Compare(a.Call, b.Call) })
-	return c, diags
+	return readTreeIn(osDirs{}, dir, call, opts)
 }
 
-func readTree(c *Config, dir, call string, stack []string, opts ReadOptions) hcl.Diagnostics {
-	m, diags := ReadModule(dir, call, opts)
+func readTree(c *Config, d dirs, dir, call string, stack []string, opts ReadOptions) hcl.Diagnostics {
+	m, diags := readModuleIn(d, dir, call, opts)
 	c.Modules = append(c.Modules, m)
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = filepath.Clean(dir)
-	}
-	stack = append(stack, abs)
+	stack = append(stack, d.key(dir))
 	for _, mc := range m.Calls {
 		if mc.Kind != ModuleSourceLocal {
 			continue
 		}
-		child := filepath.Join(dir, filepath.FromSlash(mc.Source))
-		childAbs, err := filepath.Abs(child)
-		if err != nil {
-			childAbs = filepath.Clean(child)
+		bad := func(summary, detail string) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: mc.SourceRange.Ptr()})
 		}
-		if slices.Contains(stack, childAbs) {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Module call cycle",
-				Detail:   fmt.Sprintf("Module %q calls %q, which is the module itself or one of its callers. Local module calls must form a tree.", mc.Path, mc.Source),
-				Subject:  mc.SourceRange.Ptr(),
-			})
-			continue
+		child, inside := d.join(dir, mc.Source)
+		switch {
+		case !inside:
+			bad("Unreadable module directory", fmt.Sprintf("The local module %q refers to %q, which is outside the file system the configuration is read from.", mc.Path, mc.Source))
+		case slices.Contains(stack, d.key(child)):
+			bad("Module call cycle", fmt.Sprintf("Module %q calls %q, which is the module itself or one of its callers. Local module calls must form a tree.", mc.Path, mc.Source))
+		case !d.isDir(child):
+			bad("Unreadable module directory", fmt.Sprintf("The local module %q refers to %q, which is not a directory.", mc.Path, child))
+		default:
+			diags = append(diags, readTree(c, d, child, mc.Path, stack, opts)...)
 		}
-		if fi, err := os.Stat(child); err != nil || !fi.IsDir() {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Unreadable module directory",
-				Detail:   fmt.Sprintf("The local module %q refers to %q, which is not a directory.", mc.Path, child),
-				Subject:  mc.SourceRange.Ptr(),
-			})
-			continue
-		}
-		diags = append(diags, readTree(c, child, mc.Path, stack, opts)...)
 	}
 	return diags
 }
@@ -161,8 +143,12 @@ func readTree(c *Config, dir, call string, stack []string, opts ReadOptions) hcl
 // ("override.tf", "*_override.tf", ...) last. call is the module's call
 // path ("" for the root module); it goes into each requirement's origin.
 func ReadModule(dir, call string, opts ReadOptions) (*Module, hcl.Diagnostics) {
+	return readModuleIn(osDirs{}, dir, call, opts)
+}
+
+func readModuleIn(d dirs, dir, call string, opts ReadOptions) (*Module, hcl.Diagnostics) {
 	m := &Module{Dir: dir, Call: call}
-	entries, err := os.ReadDir(dir)
+	entries, err := d.readDir(dir)
 	if err != nil {
 		return m, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
@@ -185,8 +171,8 @@ func ReadModule(dir, call string, opts ReadOptions) (*Module, hcl.Diagnostics) {
 		if base, ok := strings.CutSuffix(name, ".tf.json"); ok && names[base+".tofu.json"] {
 			continue
 		}
-		path := filepath.Join(dir, name)
-		src, err := os.ReadFile(path)
+		path, _ := d.join(dir, name)
+		src, err := d.readFile(path)
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,

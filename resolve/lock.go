@@ -102,26 +102,7 @@ func viewLock(f *lockfile.File) lockView {
 // on purpose. Unknown blocks and attributes
 // that f keeps are not touched.
 func (s *Selection) Apply(f *lockfile.File) {
-	keepP := map[tfaddr.Provider]bool{}
-	for _, p := range s.Providers {
-		switch p.Reason {
-		case Builtin:
-			continue
-		case Unmanaged:
-			keepP[p.Addr] = true
-			continue
-		}
-		keepP[p.Addr] = true
-		var pl lockfile.ProviderLock
-		if old := f.Provider(p.Addr); old != nil {
-			pl = *old
-			if old.Version != p.Version {
-				pl.Hashes = nil
-			}
-		}
-		pl.Addr, pl.Version, pl.Constraints = p.Addr, p.Version, p.Constraints.String()
-		f.SetProvider(&pl)
-	}
+	keepP, keepM := s.Update(f)
 	var dropP []tfaddr.Provider
 	for p := range f.Providers() {
 		if !keepP[p.Addr] {
@@ -132,9 +113,46 @@ func (s *Selection) Apply(f *lockfile.File) {
 		f.RemoveProvider(a)
 	}
 
-	keepM := map[string]bool{}
+	var dropM []string
+	for m := range f.Modules() {
+		if !keepM[m.Path] {
+			dropM = append(dropM, m.Path)
+		}
+	}
+	slices.Sort(dropM)
+	for _, p := range dropM {
+		f.RemoveModule(p)
+	}
+}
+
+// Update is [Selection.Apply] without the removals: it writes the
+// selection's picks into f, as Apply does, and leaves every other entry of
+// f as it is. A dependency bot that re-locks one package uses it. It
+// returns the providers and module calls the picks concern.
+func (s *Selection) Update(f *lockfile.File) (providers map[tfaddr.Provider]bool, modules map[string]bool) {
+	providers = map[tfaddr.Provider]bool{}
+	for _, p := range s.Providers {
+		switch p.Reason {
+		case Builtin:
+			continue
+		case Unmanaged:
+			providers[p.Addr] = true
+			continue
+		}
+		providers[p.Addr] = true
+		var pl lockfile.ProviderLock
+		if old := f.Provider(p.Addr); old != nil {
+			pl = *old
+			if old.Version != p.Version {
+				pl.Hashes = nil
+			}
+		}
+		pl.Addr, pl.Version, pl.Constraints = p.Addr, p.Version, p.Constraints.String()
+		f.SetProvider(&pl)
+	}
+	modules = map[string]bool{}
 	for _, m := range s.Modules {
-		keepM[m.Call] = true
+		modules[m.Call] = true
 		var ml lockfile.ModuleLock
 		if old := f.Module(m.Call); old != nil {
 			ml = *old
@@ -147,14 +165,5 @@ func (s *Selection) Apply(f *lockfile.File) {
 		ml.Ref, ml.Tag = w.Ref, w.Tag
 		f.SetModule(&ml)
 	}
-	var dropM []string
-	for m := range f.Modules() {
-		if !keepM[m.Path] {
-			dropM = append(dropM, m.Path)
-		}
-	}
-	slices.Sort(dropM)
-	for _, p := range dropM {
-		f.RemoveModule(p)
-	}
+	return providers, modules
 }

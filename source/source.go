@@ -23,6 +23,15 @@
 // ".svn", ".bzr", by the one rule in [hash.IsVCSMetadata]), which its h1:
 // leaves out too, so that the tree installed is exactly the tree the lock
 // file's hash covers; a provider package is installed whole.
+//
+// # Events
+//
+// Sources, the cache and the installer report progress as [Event] values
+// to an [Events] handler given in their options. Each event caused by a
+// call carries the unit of work named on the call's context ([WithUnit]),
+// and also goes to the handlers attached to that context ([WithEvents]):
+// a program that runs many configurations at once on shared sources and
+// a shared cache tells their events apart without a handler per unit.
 package source
 
 import (

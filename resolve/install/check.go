@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
@@ -21,6 +24,14 @@ import (
 type CheckOptions struct {
 	// Dir is the root module's directory. Default ".".
 	Dir string
+	// FS, when set, holds the root module's configuration and its local
+	// modules, read from FS's root instead of Dir; the remote modules
+	// modules.json lists are still read from the install directory.
+	// Default nil: read Dir.
+	FS fs.FS
+	// Config, when set, is the root module tree the caller already read;
+	// nothing is read for it. It takes precedence over FS.
+	Config *resolve.Config
 	// Lock is the lock file. Default: Dir/.terraform.lock.hcl is read.
 	Lock *lockfile.File
 	// InstallDir is the install directory. Default Dir/.terraform.
@@ -47,15 +58,99 @@ type CheckedProvider struct {
 	Executable string
 }
 
-// CheckResult is what [Check] found usable.
+// CheckResult is what [Check] found usable, and what it found wrong.
 type CheckResult struct {
 	// Providers are the selected providers whose installed package matches
 	// the lock file, sorted by address.
 	Providers []CheckedProvider
+	// Problems are every problem found, typed: the requirements the lock
+	// file does not satisfy (sorted by message, as OpenTofu lists them),
+	// then the providers not installed or not matching the lock file (by
+	// address). Check's error reports the same problems.
+	Problems []Problem
 	// Warnings are messages for the user, such as
 	// [ModulesNotLockedWarning].
 	Warnings []string
 }
+
+// ProblemKind says what a [Problem] is.
+type ProblemKind int
+
+// The kinds of [Problem]. New kinds may be added.
+const (
+	// ProblemNotSelected: the configuration requires the package but the
+	// lock file selects no version of it (for a module call: no entry, or
+	// an entry of another source; for a call pinned by its source, "not
+	// locked").
+	ProblemNotSelected ProblemKind = iota + 1
+	// ProblemConstraintsChanged: the configuration's version constraints
+	// no longer allow the locked version.
+	ProblemConstraintsChanged
+	// ProblemLockEdited: the locked version does not satisfy the
+	// constraints the lock file itself records, which are the
+	// configuration's: the lock file was edited by hand.
+	ProblemLockEdited
+	// ProblemPinChanged: the module call's source pins a git ref, an OCI
+	// tag or digest other than the one the lock file records.
+	ProblemPinChanged
+	// ProblemNotInstalled: the selected provider has no package installed
+	// for the platform. Err is a [*NotInstalledError].
+	ProblemNotInstalled
+	// ProblemPackageMismatch: the installed provider package matches none
+	// of the lock file's checksums. Err is a [*PackageMismatchError].
+	ProblemPackageMismatch
+	// ProblemNoExecutable: the installed provider package has no
+	// executable. Err says why.
+	ProblemNoExecutable
+)
+
+var problemKindNames = [...]string{
+	ProblemNotSelected:        "not selected",
+	ProblemConstraintsChanged: "constraints changed",
+	ProblemLockEdited:         "lock file edited",
+	ProblemPinChanged:         "pin changed",
+	ProblemNotInstalled:       "not installed",
+	ProblemPackageMismatch:    "package mismatch",
+	ProblemNoExecutable:       "no executable",
+}
+
+// String returns a short lower-case name for the kind.
+func (k ProblemKind) String() string {
+	if k > 0 && int(k) < len(problemKindNames) {
+		return problemKindNames[k]
+	}
+	return "unknown problem"
+}
+
+// Problem is one thing [Check] found wrong.
+type Problem struct {
+	// Kind says what is wrong.
+	Kind ProblemKind
+	// Package is the package concerned: a [source.ProviderPackage] (Addr;
+	// Version when one is locked; Platform for the installation kinds) or
+	// a [source.ModulePackage] (Source; Version when one is locked).
+	Package source.Package
+	// Call is the module call path for a module, else "".
+	Call string
+	// Range is where the configuration states the requirement concerned
+	// (file, line, column), for the lock file kinds; the zero range when
+	// unknown (a requirement given in [CheckOptions.Requirements] without
+	// an origin, and the installation kinds).
+	Range hcl.Range
+	// Constraints are the configuration's version constraints on the
+	// package, for the lock file kinds.
+	Constraints versions.Constraints
+	// Message is the problem as the error prints it: for the lock file
+	// kinds, the line of OpenTofu's "Inconsistent dependency lock file"
+	// list, such as "provider registry.example.test/acme/cloud:
+	// required by this configuration but no version is selected".
+	Message string
+	// Err is the error of the installation kinds, else nil.
+	Err error
+}
+
+// String returns Message.
+func (p Problem) String() string { return p.Message }
 
 // Check is the read side of Init, for what runs after it (plan, apply): it
 // reads the configuration (the root module, its local modules and the
@@ -69,7 +164,10 @@ type CheckResult struct {
 // and [CheckResult.Warnings] holds [ModulesNotLockedWarning] once. Each selected provider must be
 // installed for the platform ([*NotInstalledError]) and match a checksum of
 // the lock file ([*PackageMismatchError]). All problems are returned,
-// joined; the result lists the providers that passed.
+// joined, and listed typed in [CheckResult.Problems]; the result lists
+// the providers that passed. errors.As finds the [*InconsistentLockError]
+// (whose Problems are the lock file kinds) and each [*NotInstalledError]
+// and [*PackageMismatchError] in the joined error.
 func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	if opts.Dir == "" {
 		opts.Dir = "."
@@ -97,7 +195,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	}
 	reqs = append(reqs, opts.Requirements...)
 
-	var problems []string
+	var problems []Problem
 	initial := true
 	for range lock.Providers() {
 		initial = false
@@ -106,7 +204,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		initial = false
 	}
 	adopted, unlockedModules := modulesAdopted(lock), false
-	byAddr := map[tfaddr.Provider][]versions.Constraints{}
+	byAddr := map[tfaddr.Provider][]resolve.Requirement{}
 	var addrs []tfaddr.Provider
 	for _, q := range reqs {
 		switch p := q.Package.(type) {
@@ -117,22 +215,29 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 			if _, ok := byAddr[p.Addr]; !ok {
 				addrs = append(addrs, p.Addr)
 			}
-			byAddr[p.Addr] = append(byAddr[p.Addr], q.Constraints)
+			byAddr[p.Addr] = append(byAddr[p.Addr], q)
 		case source.ModulePackage:
 			if !adopted {
 				unlockedModules = true
 				continue
 			}
 			ml := lock.Module(q.Call)
+			pr := Problem{Package: source.ModulePackage{Source: lockSource(q)}, Call: q.Call, Range: q.Origin.Range, Constraints: q.Constraints}
 			switch {
 			case (ml == nil || ml.Source != lockSource(q)) && p.Ref != "":
-				problems = append(problems, fmt.Sprintf("module %q: required by this configuration but not locked", q.Call))
+				pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but not locked", q.Call)
+				problems = append(problems, pr)
 			case ml == nil || ml.Source != lockSource(q):
-				problems = append(problems, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call))
+				pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call)
+				problems = append(problems, pr)
 			case !resolve.ModuleLockApplies(ml, p, q.LockSource):
-				problems = append(problems, pinProblem(q.Call, resolve.WrittenPin(p), ml.Pin()))
+				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+				pr.Kind, pr.Message = ProblemPinChanged, pinProblem(q.Call, resolve.WrittenPin(p), ml.Pin())
+				problems = append(problems, pr)
 			case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
-				problems = append(problems, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String()))
+				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+				pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String())
+				problems = append(problems, pr)
 			}
 		}
 	}
@@ -150,22 +255,38 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		res.Warnings = append(res.Warnings, ModulesNotLockedWarning)
 	}
 	var errs []error
+	var installed []Problem
 	pd := providercache.NewDir(filepath.Join(opts.InstallDir, "providers"))
 	for _, addr := range addrs {
 		pl := lock.Provider(addr)
+		rs := byAddr[addr]
+		cs := make([]versions.Constraints, len(rs))
+		for i, q := range rs {
+			cs[i] = q.Constraints
+		}
+		all := versions.Intersect(cs...)
+		pr := Problem{Package: source.ProviderPackage{Addr: addr}, Range: rs[0].Origin.Range, Constraints: all}
 		if pl == nil {
-			problems = append(problems, fmt.Sprintf("provider %s: required by this configuration but no version is selected", addr))
+			pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("provider %s: required by this configuration but no version is selected", addr)
+			problems = append(problems, pr)
 			continue
 		}
-		all := versions.Intersect(byAddr[addr]...)
 		if !all.Allows(pl.Version) {
+			pr.Package = source.ProviderPackage{Addr: addr, Version: pl.Version}
+			for _, q := range rs {
+				if !q.Constraints.Allows(pl.Version) {
+					pr.Range = q.Origin.Range
+					break
+				}
+			}
 			// As OpenTofu: when the constraints are the ones recorded,
 			// the lock file itself was edited.
 			if all.String() != pl.Constraints {
-				problems = append(problems, fmt.Sprintf("provider %s: locked version selection %s doesn't match the updated version constraints %q", addr, pl.Version, all.String()))
+				pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("provider %s: locked version selection %s doesn't match the updated version constraints %q", addr, pl.Version, all.String())
 			} else {
-				problems = append(problems, fmt.Sprintf("provider %s: version constraints %q don't match the locked version selection %s", addr, all.String(), pl.Version))
+				pr.Kind, pr.Message = ProblemLockEdited, fmt.Sprintf("provider %s: version constraints %q don't match the locked version selection %s", addr, all.String(), pl.Version)
 			}
+			problems = append(problems, pr)
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -174,7 +295,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		pkg := source.ProviderPackage{Addr: addr, Version: pl.Version, Platform: opts.Platform}
 		inst, err := pd.Get(pkg)
 		if err != nil {
-			errs = append(errs, &NotInstalledError{Package: pkg, Dir: pd.Root(), Err: err})
+			installProblem(&errs, &installed, ProblemNotInstalled, pkg, &NotInstalledError{Package: pkg, Dir: pd.Root(), Err: err})
 			continue
 		}
 		if len(pl.Hashes) > 0 {
@@ -183,22 +304,31 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 				_, err = hash.Verify(pkg.ForDisplay(), []hash.Hash{h}, pl.Hashes)
 			}
 			if err != nil {
-				errs = append(errs, &PackageMismatchError{Package: pkg, Dir: pd.Root(), PackageDir: inst.Dir, Err: err})
+				installProblem(&errs, &installed, ProblemPackageMismatch, pkg, &PackageMismatchError{Package: pkg, Dir: pd.Root(), PackageDir: inst.Dir, Err: err})
 				continue
 			}
 		}
 		exe, err := inst.Executable()
 		if err != nil {
-			errs = append(errs, err)
+			installProblem(&errs, &installed, ProblemNoExecutable, pkg, err)
 			continue
 		}
 		res.Providers = append(res.Providers, CheckedProvider{Package: pkg, Dir: inst.Dir, Executable: exe})
 	}
+	// OpenTofu's order: by message.
+	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Message, b.Message) })
+	res.Problems = append(problems, installed...)
 	if len(problems) > 0 {
-		slices.Sort(problems) // OpenTofu's order: by message
 		errs = append([]error{&InconsistentLockError{Problems: problems, Initial: initial}}, errs...)
 	}
 	return res, errors.Join(errs...)
+}
+
+// installProblem records a problem of a provider's installed package, as
+// an error and as a [Problem].
+func installProblem(errs *[]error, problems *[]Problem, kind ProblemKind, pkg source.ProviderPackage, err error) {
+	*errs = append(*errs, err)
+	*problems = append(*problems, Problem{Kind: kind, Package: pkg, Message: err.Error(), Err: err})
 }
 
 // checkRequirements reads the requirements of the installed module tree:
@@ -210,6 +340,30 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 	if err != nil {
 		return nil, err
 	}
+	root, err := checkRoot(opts, ropts)
+	if err != nil {
+		return nil, err
+	}
+	if root != nil {
+		// The root tree is the caller's; the remote modules are read where
+		// modules.json says they are installed.
+		reqs := root.Requirements()
+		have := map[string]bool{}
+		for _, m := range root.Modules {
+			have[m.Call] = true
+		}
+		for _, rec := range man.Modules {
+			if have[rec.Key] {
+				continue
+			}
+			more, err := readInstalled(opts.Dir, rec, ropts)
+			if err != nil {
+				return nil, err
+			}
+			reqs = append(reqs, more...)
+		}
+		return reqs, nil
+	}
 	var reqs []resolve.Requirement
 	if len(man.Modules) == 0 {
 		cfg, diags := resolve.ReadTree(opts.Dir, "", ropts)
@@ -219,12 +373,22 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		return cfg.Requirements(), nil
 	}
 	for _, rec := range man.Modules {
-		dir := filepath.Join(opts.Dir, filepath.FromSlash(rec.Dir))
-		m, diags := resolve.ReadModule(dir, rec.Key, ropts)
-		if diags.HasErrors() {
-			return nil, &ConfigError{Dir: dir, Diagnostics: diags}
+		more, err := readInstalled(opts.Dir, rec, ropts)
+		if err != nil {
+			return nil, err
 		}
-		reqs = append(reqs, m.Requirements...)
+		reqs = append(reqs, more...)
 	}
 	return reqs, nil
+}
+
+// readInstalled reads the requirements of one module modules.json lists,
+// in its directory relative to the configuration directory dir.
+func readInstalled(dir string, rec ManifestRecord, ropts resolve.ReadOptions) ([]resolve.Requirement, error) {
+	mdir := filepath.Join(dir, filepath.FromSlash(rec.Dir))
+	m, diags := resolve.ReadModule(mdir, rec.Key, ropts)
+	if diags.HasErrors() {
+		return nil, &ConfigError{Dir: mdir, Diagnostics: diags}
+	}
+	return m.Requirements, nil
 }

@@ -4,6 +4,30 @@
 // returns the new lock file, what changed and why each version was picked.
 // [Check] is the read side, for what runs after init.
 //
+// # Which entry point
+//
+//   - A tool in the place of "tofu init" (or "tofu providers lock"):
+//     [Init] on a directory, then [WriteLock] (see the Init example).
+//   - What runs after init (plan, apply): [Check], whose
+//     [CheckResult.Problems] lists what is wrong, typed (kind, package,
+//     module call, file and line), and whose error prints OpenTofu's text.
+//   - A dependency bot that bumps one version in a configuration it has not
+//     checked out: [LockProvider] (one provider, a version, the platforms)
+//     or [LockModule] (one module call, its source and version argument)
+//     updates a lock file with Init's hash policy and nothing else (see the
+//     LockProvider example).
+//   - A wrapper running many units: [Init] and [Check] take the root module
+//     as an [io/fs.FS] ([Options.FS]) or already read
+//     ([Options.Config], from [resolve.ReadTree] or [resolve.ReadTreeFS]);
+//     units run at once on one shared [cache.Cache] and shared sources, and
+//     each one's context names it ([source.WithUnit]) so every event
+//     ([source.Event.Unit]) says which unit it belongs to (see the Init
+//     "units" example).
+//   - Tests: the servers of source/registry/registrytest, source/oci/ocitest
+//     and source/git/gittest (all started by New(tb, ...), closed with the
+//     test, addressed by stable host names), or the whole world of
+//     [github.com/tflock/tflock/resolve/install/installtest].
+//
 // # Init
 //
 // [Init] reads the root module and the local modules it calls in place,
@@ -88,6 +112,16 @@
 // a source per kind: providers, registry modules, git, OCI and HTTP module
 // packages, routing each module package by its parsed address.
 //
+// # Bots
+//
+// [LockProvider] and [LockModule] re-lock one package without a
+// configuration directory. They run the code Init runs from a selection
+// to a lock file (the same version checks, the same fetches through the
+// cache, the same hashes: what the origin vouches for plus each package's
+// h1:), as Init with -upgrade for that one provider or module call would,
+// and leave every other entry of the lock file as it is
+// ([resolve.Selection.Update]).
+//
 // # Check
 //
 // [Check] reads the configuration and the installed modules (through
@@ -96,5 +130,5 @@
 // whose installed package is missing or does not match the lock file ("the
 // cached package for X does not match any of the checksums recorded in the
 // dependency lock file"). It returns each usable provider's package
-// directory and executable.
+// directory and executable, and every problem as a [Problem].
 package install

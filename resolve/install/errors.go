@@ -12,7 +12,9 @@ import (
 )
 
 // ConfigError reports a configuration (root module, a local module, or a
-// fetched remote module) that could not be read.
+// fetched remote module) that could not be read. Init, Check, LockModule
+// return it as it is (errors.As(err, &e) finds it); it wraps nothing: the
+// file, line and cause of each problem are in Diagnostics.
 type ConfigError struct {
 	// Dir is the module directory as read.
 	Dir string
@@ -108,6 +110,8 @@ func (e *ChecksumError) Unwrap() []error {
 
 // LockChangedError is returned by Init in read-only mode ([Options.ReadOnly])
 // when the dependency selections would change. Nothing is installed.
+// Init returns it as it is (errors.As(err, &e) finds it); it wraps
+// nothing.
 type LockChangedError struct {
 	// Changes are the changes that were refused.
 	Changes []lockfile.Change
@@ -161,11 +165,15 @@ func pinProblem(call string, asked, locked lockfile.ModulePin) string {
 
 // InconsistentLockError is Check's report of requirements that the lock
 // file does not satisfy: OpenTofu's "Inconsistent dependency lock file".
+//
+// errors.As(err, &e) finds it in Check's error.
 type InconsistentLockError struct {
-	// Problems holds one line per requirement, such as
+	// Problems holds one problem per requirement, sorted by message: its
+	// kind, package, call and the range of the requirement in the
+	// configuration. Each one's Message is the line printed, such as
 	// "provider registry.opentofu.org/hashicorp/aws: required by this
 	// configuration but no version is selected".
-	Problems []string
+	Problems []Problem
 	// Initial is true when nothing at all is locked yet.
 	Initial bool
 }
@@ -175,7 +183,7 @@ func (e *InconsistentLockError) Error() string {
 	b.WriteString("Inconsistent dependency lock file: the following dependency selections recorded in the lock file are inconsistent with the current configuration:")
 	for _, p := range e.Problems {
 		b.WriteString("\n  - ")
-		b.WriteString(p)
+		b.WriteString(p.Message)
 	}
 	if e.Initial {
 		b.WriteString("\n\nTo make the initial dependency selections that will initialize the dependency lock file, run:\n  tofu init")
@@ -190,7 +198,8 @@ func (e *InconsistentLockError) Error() string {
 // It wraps a [*hash.MismatchError] (or the error met while hashing). Its
 // message is OpenTofu's: "the cached package for ADDRESS VERSION (in
 // DIR) does not match any of the checksums recorded in the dependency lock
-// file".
+// file". errors.As finds it in Check's joined error, and, through it, the
+// [*hash.MismatchError]; it is also the Err of its [Problem].
 type PackageMismatchError struct {
 	Package source.ProviderPackage
 	// Dir is the providers directory the package was looked up in
@@ -210,7 +219,9 @@ func (e *PackageMismatchError) Unwrap() error { return e.Err }
 
 // NotInstalledError is Check's report of a selected provider that has no
 // package installed for the platform. Its message is OpenTofu's: "there is
-// no package for ADDRESS VERSION cached in DIR".
+// no package for ADDRESS VERSION cached in DIR". errors.As finds it in
+// Check's joined error; it wraps the cause of the lookup (often an
+// [io/fs.ErrNotExist]) and is also the Err of its [Problem].
 type NotInstalledError struct {
 	Package source.ProviderPackage
 	// Dir is the providers directory (INSTALLDIR/providers).

@@ -61,14 +61,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.cleanup()
-	r := &run{s: s, prev: s.Lock, locked: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
-	r.readInstalledModules()
-	for _, d := range s.Lock.Warnings() {
-		r.warnings = append(r.warnings, diagnosticText(d))
-	}
-	r.lister = &runLister{r: r}
-	r.downloadSlots = make(chan struct{}, s.DownloadConcurrency)
-
+	r := newRun(s)
 	if err := r.walk(ctx); err != nil {
 		return nil, err
 	}
@@ -94,20 +87,10 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, err
 	}
-	for _, p := range sel.Providers {
-		source.Emit(s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
-	}
-	next := r.prev.Clone()
-	next.SetHeader(s.Header)
-	sel.Apply(next)
-	r.recordModules(sel, next)
-	provs, err := r.fetchProviders(ctx, sel, next)
+	res, provs, err := r.lockSelection(ctx, sel, sel.Apply)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings}
-	res.Changes = lockfile.Changes(r.prev, next)
-	r.markRerecorded(res.Changes)
 	if s.ReadOnly && len(res.Changes) > 0 {
 		refused, warnings := readOnlyVerdict(r.prev, res.Changes)
 		if len(refused) > 0 {
@@ -116,9 +99,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, warnings...)
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
-	for _, c := range res.Changes {
-		source.Emit(s.Events, source.Event{Kind: source.EventLockChanged, Package: changedPackage(c, r.prev, res.Lock), Detail: c.String()})
-	}
+	r.emitChanges(ctx, res)
 	res.Modules = r.moduleResults()
 	if s.ProvidersLock {
 		for i := range provs {
@@ -133,6 +114,51 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.Providers = installed
 	return res, nil
+}
+
+// newRun starts the state of one run (an Init, or a [LockProvider] or
+// [LockModule] call).
+func newRun(s *settings) *run {
+	r := &run{s: s, prev: s.Lock, locked: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	if !s.noDir {
+		r.readInstalledModules()
+	}
+	for _, d := range s.Lock.Warnings() {
+		r.warnings = append(r.warnings, diagnosticText(d))
+	}
+	r.lister = &runLister{r: r}
+	r.downloadSlots = make(chan struct{}, s.DownloadConcurrency)
+	return r
+}
+
+// lockSelection writes a selection into a copy of the previous lock file
+// (with apply: [resolve.Selection.Apply] for Init, Update for a single
+// package), records the hashes and pins of the modules already fetched,
+// and fetches the selected providers, recording their hashes: the hash
+// policy of Init and of [LockProvider] and [LockModule].
+func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply func(*lockfile.File)) (*Result, []ProviderResult, error) {
+	for _, p := range sel.Providers {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
+	}
+	next := r.prev.Clone()
+	next.SetHeader(r.s.Header)
+	apply(next)
+	r.recordModules(ctx, sel, next)
+	provs, err := r.fetchProviders(ctx, sel, next)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings}
+	res.Changes = lockfile.Changes(r.prev, next)
+	r.markRerecorded(res.Changes)
+	return res, provs, nil
+}
+
+// emitChanges reports each change of the result's lock file.
+func (r *run) emitChanges(ctx context.Context, res *Result) {
+	for _, c := range res.Changes {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventLockChanged, Package: changedPackage(c, r.prev, res.Lock), Detail: c.String()})
+	}
 }
 
 // changedPackage names the package of a lock change for its
@@ -241,16 +267,22 @@ func (r *run) addTree(t *tree) []*resolve.ModuleCall {
 	return remote
 }
 
-func (r *run) readTree(dir, call, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
+func (r *run) readTree(ctx context.Context, dir, call, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
 	cfg, diags := resolve.ReadTree(dir, call, r.readOptions())
+	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
+}
+
+// useTree records a module tree read from dir, or fails with its
+// errors.
+func (r *run) useTree(ctx context.Context, dir string, cfg *resolve.Config, diags hcl.Diagnostics, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
 	if diags.HasErrors() {
 		return nil, &ConfigError{Dir: dir, Diagnostics: diags}
 	}
-	r.warn(diags)
+	r.warn(ctx, diags)
 	return r.addTree(&tree{pkgRoot: pkgRoot, manifestRoot: manifestRoot, cfg: cfg}), nil
 }
 
-func (r *run) warn(diags hcl.Diagnostics) {
+func (r *run) warn(ctx context.Context, diags hcl.Diagnostics) {
 	for _, d := range diags {
 		if d.Severity == hcl.DiagWarning {
 			msg := d.Summary
@@ -260,7 +292,7 @@ func (r *run) warn(diags hcl.Diagnostics) {
 			r.mu.Lock()
 			r.warnings = append(r.warnings, msg)
 			r.mu.Unlock()
-			source.Emit(r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
 		}
 	}
 }
@@ -278,7 +310,7 @@ func (r *run) modulesRoot() string {
 // walk reads the root module tree, then resolves, fetches and reads the
 // remote modules level by level.
 func (r *run) walk(ctx context.Context) error {
-	pending, err := r.readTree(r.s.dir, "", r.s.dir, ".")
+	pending, err := r.readRoot(ctx)
 	if err != nil {
 		return err
 	}
@@ -330,7 +362,7 @@ func (r *run) walk(ctx context.Context) error {
 			r.mu.Unlock()
 			dir := filepath.Join(mf.entry.Dir, filepath.FromSlash(mf.sub))
 			root := path.Join(r.modulesRoot(), mf.pick.Call)
-			more, err := r.readTree(dir, mf.pick.Call, mf.entry.Dir, root)
+			more, err := r.readTree(ctx, dir, mf.pick.Call, mf.entry.Dir, root)
 			if err != nil {
 				return err
 			}
@@ -422,7 +454,7 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 	var origin []hash.Record
 	var sub string
 	e, hit, err := r.s.Cache.Fill(ctx, pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
-		source.Emit(r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
 		f, err := r.s.Source.Fetch(ctx, pkg, dir)
 		if err != nil {
 			return nil, err
@@ -431,7 +463,7 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 		r.mu.Lock()
 		r.downloads++
 		r.mu.Unlock()
-		source.Emit(r.s.Events, source.Event{Kind: source.EventFetchDone, Package: pkg, Bytes: f.Size, Total: f.Size, Detail: f.Location})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchDone, Package: pkg, Bytes: f.Size, Total: f.Size, Detail: f.Location})
 		return f, nil
 	})
 	if err != nil {
@@ -454,7 +486,7 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 	case len(keys) > 0:
 		detail = "checksum signed by key " + strings.Join(keys, ", ")
 	}
-	source.Emit(r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
+	source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
 	return e, hit, sub, origin, nil
 }
 
@@ -462,9 +494,9 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 // lock file. A module whose lock entry did not bind the fetch (a new or
 // changed requirement, an upgraded branch) gets exactly what was fetched:
 // its h1: and its commit or digest, replacing what the entry held.
-func (r *run) recordModules(sel *resolve.Selection, next *lockfile.File) {
+func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) {
 	for _, pick := range sel.Modules {
-		source.Emit(r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
 		mf := r.fetched[pick.Call]
 		ml := next.Module(pick.Call)
 		if mf == nil || ml == nil {
@@ -776,7 +808,7 @@ func (l *runLister) Versions(ctx context.Context, pkg source.Package) ([]source.
 	if av, ok := l.r.fromLock(ctx, pkg); ok {
 		return av, nil
 	}
-	source.Emit(l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
+	source.EmitContext(ctx, l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
 	l.mu.Lock()
 	l.n++
 	l.mu.Unlock()
@@ -893,7 +925,7 @@ func diagnosticText(d *hcl.Diagnostic) string {
 // where to move the provider if a copy of it sits in the configuration's
 // legacy .terraform/plugins directory, which is not a mirror.
 func (r *run) legacyHint(addr tfaddr.Provider, err error) error {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) || r.s.noDir {
 		return err
 	}
 	return mirror.CheckLegacyPlugins(r.s.Dir, addr, err)

@@ -390,8 +390,8 @@ func TestCheckInconsistent(t *testing.T) {
 		t.Fatalf("Check = %v, want one inconsistency", err)
 	}
 	want := `provider ` + awsAddr.String() + `: locked version selection 5.1.0 doesn't match the updated version constraints "~> 4.0"`
-	if ie.Problems[0] != want {
-		t.Errorf("problem = %q, want %q", ie.Problems[0], want)
+	if ie.Problems[0].Message != want {
+		t.Errorf("problem = %q, want %q", ie.Problems[0].Message, want)
 	}
 }
 
@@ -441,8 +441,8 @@ func TestCheckEditedLock(t *testing.T) {
 		t.Fatalf("Check = %v, want one inconsistency", err)
 	}
 	want := `provider ` + awsAddr.String() + `: version constraints "~> 5.0" don't match the locked version selection 4.9.0`
-	if ie.Problems[0] != want {
-		t.Errorf("problem = %q, want %q", ie.Problems[0], want)
+	if ie.Problems[0].Message != want {
+		t.Errorf("problem = %q, want %q", ie.Problems[0].Message, want)
 	}
 
 	if err := os.RemoveAll(filepath.Join(dir, ".terraform", "providers", host, "hashicorp", "random")); err != nil {

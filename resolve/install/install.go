@@ -133,7 +133,7 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 	// was killed.
 	var locker flock.Locker
 	unlock, err := locker.Lock(ctx, filepath.Join(r.s.InstallDir, installLockName), func() {
-		source.Emit(r.s.Events, source.Event{Kind: source.EventWarning, Detail: "waiting for another run installing into " + r.s.InstallDir})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: "waiting for another run installing into " + r.s.InstallDir})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)

@@ -3,6 +3,7 @@ package install
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,6 +27,16 @@ const LockFileName = ".terraform.lock.hcl"
 type Options struct {
 	// Dir is the root module's directory. Default ".".
 	Dir string
+	// FS, when set, holds the root module's configuration (and the local
+	// modules it calls, within FS): it is read from FS's root instead of
+	// Dir. Dir still places the lock file, the install directory and the
+	// paths modules.json records. Default nil: read Dir.
+	FS fs.FS
+	// Config, when set, is the root module tree the caller already read
+	// ([resolve.ReadTree] or [resolve.ReadTreeFS]); nothing is read for
+	// the root module, and Dir is used as with FS. It takes precedence
+	// over FS. Init does not change it.
+	Config *resolve.Config
 	// Lock is the previous lock file. Default: Dir/.terraform.lock.hcl is
 	// read leniently, as tofu reads it (a missing file is an empty lock
 	// file; malformed hashes and unknown blocks are kept, with warnings in
@@ -235,6 +246,7 @@ type settings struct {
 	dir       string
 	ownCache  string
 	platforms []source.Platform
+	noDir     bool // no configuration directory (LockProvider, LockModule)
 }
 
 func (o Options) normalize() (*settings, error) {

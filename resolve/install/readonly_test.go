@@ -124,7 +124,7 @@ func TestInitReadOnlyModulesNotAdopted(t *testing.T) {
 	}
 	_, err = install.Check(ctx, install.CheckOptions{Dir: dir})
 	var ie *install.InconsistentLockError
-	if !errors.As(err, &ie) || !slices.ContainsFunc(ie.Problems, func(p string) bool { return strings.Contains(p, `module "vpc2"`) }) {
+	if !errors.As(err, &ie) || !slices.ContainsFunc(ie.Problems, func(p install.Problem) bool { return strings.Contains(p.Message, `module "vpc2"`) }) {
 		t.Fatalf("Check with an unlocked call: err = %v, want an inconsistency naming module vpc2", err)
 	}
 }

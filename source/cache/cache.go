@@ -203,7 +203,7 @@ func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 	if err := ctx.Err(); err != nil {
 		return Entry{}, false, err
 	}
-	e, ok := c.lookup(pkg, want)
+	e, ok := c.lookup(ctx, pkg, want)
 	return e, ok, nil
 }
 
@@ -216,8 +216,8 @@ func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 // Only one caller fetches a given package at a time, across goroutines and
 // processes; the others wait and then find the entry.
 func (c *Cache) Fill(ctx context.Context, pkg source.Package, want []hash.Hash, fetch FetchFunc) (e Entry, hit bool, err error) {
-	if e, ok := c.lookup(pkg, want); ok {
-		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
+	if e, ok := c.lookup(ctx, pkg, want); ok {
+		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
 		return e, true, nil
 	}
 	if err := c.makeDirs(); err != nil {
@@ -230,8 +230,8 @@ func (c *Cache) Fill(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	}
 	defer unlock()
 	// Another holder may have filled it while we waited.
-	if e, ok := c.lookup(pkg, want); ok {
-		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
+	if e, ok := c.lookup(ctx, pkg, want); ok {
+		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
 		return e, true, nil
 	}
 	e, err = c.fill(ctx, pkg, key, want, fetch)
@@ -322,7 +322,7 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 // (a lock file lists them together), so an entry named by one of them may
 // be another platform's package: a provider entry is found by its identity
 // (address, version, platform) and only then checked against want.
-func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
+func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool) {
 	module := isModule(pkg)
 	var rec indexRecord
 	haveRec := false
@@ -333,7 +333,7 @@ func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
 		if !module || h.Scheme() != hash.SchemeH1 {
 			continue
 		}
-		if c.usable(c.objectDir(h), h, module) {
+		if c.usable(ctx, c.objectDir(h), h, module) {
 			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}}
 			if haveRec && rec.H1 == h {
 				e.Hashes, e.Pin, e.Location, e.Subdir = rec.Hashes, rec.Pin, rec.Location, rec.Subdir
@@ -344,7 +344,7 @@ func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
 	if !haveRec || !matches(rec.Hashes, want) {
 		return Entry{}, false
 	}
-	if !c.usable(c.objectDir(rec.H1), rec.H1, module) {
+	if !c.usable(ctx, c.objectDir(rec.H1), rec.H1, module) {
 		return Entry{}, false
 	}
 	return Entry{Dir: c.objectDir(rec.H1), H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}, true
@@ -352,7 +352,7 @@ func (c *Cache) lookup(pkg source.Package, want []hash.Hash) (Entry, bool) {
 
 // usable reports whether the entry dir exists and (unless trusted) still
 // hashes to its name; a damaged entry is moved away.
-func (c *Cache) usable(dir string, h1 hash.Hash, module bool) bool {
+func (c *Cache) usable(ctx context.Context, dir string, h1 hash.Hash, module bool) bool {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return false
@@ -373,7 +373,7 @@ func (c *Cache) usable(dir string, h1 hash.Hash, module bool) bool {
 		return true
 	}
 	c.discard(dir)
-	source.Emit(c.opts.Events, source.Event{Kind: source.EventWarning, Detail: fmt.Sprintf("cache entry %s was damaged and has been discarded", h1)})
+	source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventWarning, Detail: fmt.Sprintf("cache entry %s was damaged and has been discarded", h1)})
 	return false
 }
 

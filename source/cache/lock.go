@@ -12,7 +12,7 @@ import (
 // processes (a lock file under locks/, never removed).
 func (c *Cache) lock(ctx context.Context, pkg source.Package, key string) (func(), error) {
 	unlock, err := c.locks.Lock(ctx, c.lockPath(keyName(key)), func() {
-		source.Emit(c.opts.Events, source.Event{Kind: source.EventCacheWait, Package: pkg, Detail: "another fill of this package is in progress"})
+		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheWait, Package: pkg, Detail: "another fill of this package is in progress"})
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -40,7 +40,7 @@ const (
 // and emits one EventCacheWait.
 func (s *Source) lockEntry(ctx context.Context, r address.Remote, m source.ModulePackage, name string) (func(), error) {
 	unlock, err := s.locks.Lock(ctx, filepath.Join(s.cacheDir(r), name), func() {
-		source.Emit(s.opts.Events, source.Event{Kind: source.EventCacheWait, Package: redacted(m), Detail: "another process or goroutine is using the cached clone"})
+		source.EmitContext(ctx, s.opts.Events, source.Event{Kind: source.EventCacheWait, Package: redacted(m), Detail: "another process or goroutine is using the cached clone"})
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -36,7 +36,7 @@ func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 	if !m.Version.IsZero() && m.Ref != "" {
 		return nil, errorf(m, ErrRefWithVersion)
 	}
-	source.Emit(s.opts.Events, source.Event{Kind: source.EventFetchStarted, Package: redacted(m)})
+	source.EmitContext(ctx, s.opts.Events, source.Event{Kind: source.EventFetchStarted, Package: redacted(m)})
 	t, err := s.resolve(ctx, m, r)
 	if err != nil {
 		return nil, errorf(m, err)
@@ -50,7 +50,7 @@ func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 		os.RemoveAll(dir)
 		return nil, errorf(m, err)
 	}
-	source.Emit(s.opts.Events, source.Event{Kind: source.EventFetchDone, Package: redacted(m), Detail: "commit " + commit})
+	source.EmitContext(ctx, s.opts.Events, source.Event{Kind: source.EventFetchDone, Package: redacted(m), Detail: "commit " + commit})
 	return &source.Fetched{
 		Package:  pkg,
 		Dir:      dir,
@@ -97,7 +97,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		if s.opts.CacheDir != "" && m.Pin != "" {
 			for name, commit := range s.readTags(r).Tags {
 				if v, ok := tagVersion(name); ok && v == m.Version && commit == m.Pin && s.cachedCommit(ctx, r, m, commit) {
-					s.warn("%s: tag %q of version %s no longer exists upstream; installing the locked commit %s from the cache", pkgName, name, m.Version, commit)
+					s.warn(ctx, "%s: tag %q of version %s no longer exists upstream; installing the locked commit %s from the cache", pkgName, name, m.Version, commit)
 					return target{display: name, commit: commit, cacheOnly: true}, nil
 				}
 			}
@@ -332,7 +332,7 @@ func removeGitLocks(bare string) {
 func fillCache(ctx context.Context, events source.Events, run *runner, bare string, r address.Remote, t target, m source.ModulePackage) (string, error) {
 	if isCommitID(t.commit) {
 		if _, err := run.run(ctx, bare, "rev-parse", "-q", "--verify", "refs/tflock/"+t.commit); err == nil {
-			source.Emit(events, source.Event{Kind: source.EventCacheHit, Package: redacted(m), Detail: "commit " + t.commit})
+			source.EmitContext(ctx, events, source.Event{Kind: source.EventCacheHit, Package: redacted(m), Detail: "commit " + t.commit})
 			return t.commit, nil
 		}
 	}

@@ -27,6 +27,18 @@ type Options struct {
 	// with GIT_CONFIG_NOSYSTEM=1 and GIT_CONFIG_GLOBAL set to the null
 	// device, so results do not depend on the machine.
 	UserConfig bool
+	// Config are extra git settings, "name=value", given to every git
+	// command as "git -c name=value": url.<base>.insteadOf rules,
+	// http.proxy. They apply with or without UserConfig. Do not put
+	// secrets here: command lines are visible to other processes. Default
+	// none.
+	Config []string
+	// Env are extra environment variables, "NAME=value", for every git
+	// command, replacing inherited ones of the same name (git lets some
+	// of them, such as GIT_SSL_CAINFO, override its configuration).
+	// Default none. (gittest.Server.SourceOptions sets Config and Env to
+	// reach a test server.)
+	Env []string
 	// Warn receives warnings, such as a locked tag that was deleted
 	// upstream and installed from the cache. Default nil: discarded.
 	// Messages never contain credentials.
@@ -64,12 +76,12 @@ func (s *Source) gitPath() (string, error) {
 	return p, nil
 }
 
-func (s *Source) warn(format string, args ...any) {
+func (s *Source) warn(ctx context.Context, format string, args ...any) {
 	msg := address.Redact(fmt.Sprintf(format, args...))
 	if s.opts.Warn != nil {
 		s.opts.Warn(msg)
 	}
-	source.Emit(s.opts.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+	source.EmitContext(ctx, s.opts.Events, source.Event{Kind: source.EventWarning, Detail: msg})
 }
 
 // remoteOf returns the git address of a module package, or an error
@@ -167,7 +179,7 @@ func (s *Source) addCachedVersions(ctx context.Context, r address.Remote, m sour
 		if !s.cachedCommit(ctx, r, m, a.Pin) {
 			continue
 		}
-		s.warn("%s: tag %q of version %s no longer exists upstream; listing it from the cache (commit %s)", pkgName, a.Ref, a.Version, a.Pin)
+		s.warn(ctx, "%s: tag %q of version %s no longer exists upstream; listing it from the cache (commit %s)", pkgName, a.Ref, a.Version, a.Pin)
 		list = append(list, a)
 		added = true
 	}
@@ -255,7 +267,7 @@ func (s *Source) listTags(ctx context.Context, r address.Remote, m source.Module
 	slices.SortFunc(tags, func(a, b tag) int { return strings.Compare(a.name, b.name) })
 	if s.opts.CacheDir != "" {
 		if err := s.recordTags(ctx, r, m, tags); err != nil && ctx.Err() == nil {
-			s.warn("cannot record the tags of %s in the cache: %v", r.URL, err)
+			s.warn(ctx, "cannot record the tags of %s in the cache: %v", r.URL, err)
 		}
 	}
 	return tags, nil

@@ -54,6 +54,11 @@ func (s *Source) newRunner(sshKey string, allowFile bool) (*runner, error) {
 			env = append(env, kv)
 		}
 	}
+	env = slices.DeleteFunc(env, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.ContainsFunc(s.opts.Env, func(o string) bool { return strings.HasPrefix(o, name+"=") })
+	})
+	env = append(env, s.opts.Env...)
 	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GCM_INTERACTIVE=never")
 	if !s.opts.UserConfig {
 		env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
@@ -91,6 +96,9 @@ func (s *Source) newRunner(sshKey string, allowFile bool) (*runner, error) {
 			}
 		}
 		r.env = append(r.env, "GIT_SSH_COMMAND="+ssh+" -i "+shellQuote(r.keyFile)+" -o IdentitiesOnly=yes")
+	}
+	for _, c := range s.opts.Config {
+		r.configArgs = append(r.configArgs, "-c", c)
 	}
 	if allowFile {
 		r.configArgs = append(r.configArgs, "-c", "protocol.file.allow=always")

@@ -47,10 +47,10 @@ func (s *Source) downloadBlob(ctx context.Context, repo Repository, desc ocispec
 			os.Remove(f.Name())
 		}
 	}()
-	source.Emit(s.opts.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg, Total: desc.Size})
+	source.EmitContext(ctx, s.opts.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg, Total: desc.Size})
 	vr := content.NewVerifyReader(rc, desc)
 	h := sha256.New()
-	pw := &progressWriter{s: s, pkg: pkg, total: desc.Size}
+	pw := &progressWriter{ctx: ctx, s: s, pkg: pkg, total: desc.Size}
 	if _, err := io.Copy(io.MultiWriter(f, h, pw), vr); err != nil {
 		return nil, sum, fmt.Errorf("downloading layer %s: %w", desc.Digest, err)
 	}
@@ -64,6 +64,7 @@ func (s *Source) downloadBlob(ctx context.Context, repo Repository, desc ocispec
 
 // progressWriter reports download progress as events, at most every 1 MiB.
 type progressWriter struct {
+	ctx        context.Context
 	s          *Source
 	pkg        source.Package
 	done, last int64
@@ -74,7 +75,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 	p.done += int64(len(b))
 	if p.done-p.last >= 1<<20 || p.done == p.total {
 		p.last = p.done
-		source.Emit(p.s.opts.Events, source.Event{Kind: source.EventFetchProgress, Package: p.pkg, Bytes: p.done, Total: p.total})
+		source.EmitContext(p.ctx, p.s.opts.Events, source.Event{Kind: source.EventFetchProgress, Package: p.pkg, Bytes: p.done, Total: p.total})
 	}
 	return len(b), nil
 }

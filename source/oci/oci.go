@@ -223,7 +223,7 @@ func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 	if err != nil {
 		return nil, s.wrap(name, pkg, err)
 	}
-	source.Emit(s.opts.Events, source.Event{Kind: source.EventFetchDone, Package: pkg, Bytes: f.Size, Total: f.Size})
+	source.EmitContext(ctx, s.opts.Events, source.Event{Kind: source.EventFetchDone, Package: pkg, Bytes: f.Size, Total: f.Size})
 	return f, nil
 }
 

@@ -117,9 +117,9 @@ func (s *Source) lookupLegacy(ctx context.Context, typ string) (tfaddr.Provider,
 			return fail(err)
 		}
 		moved := tfaddr.NewProvider(hn, mns, typ)
-		s.warn(source.ProviderPackage{Addr: moved}, fmt.Sprintf("provider %q has no namespace; the registry resolves it to %s, which has moved to %s: use %q in required_providers", typ, got.ForDisplay(), moved.ForDisplay(), moved.ForDisplay()))
+		s.warn(ctx, source.ProviderPackage{Addr: moved}, fmt.Sprintf("provider %q has no namespace; the registry resolves it to %s, which has moved to %s: use %q in required_providers", typ, got.ForDisplay(), moved.ForDisplay(), moved.ForDisplay()))
 		return moved, nil
 	}
-	s.warn(source.ProviderPackage{Addr: got}, fmt.Sprintf("provider %q has no namespace; the registry resolves it to %s: use %q in required_providers", typ, got.ForDisplay(), got.ForDisplay()))
+	s.warn(ctx, source.ProviderPackage{Addr: got}, fmt.Sprintf("provider %q has no namespace; the registry resolves it to %s: use %q in required_providers", typ, got.ForDisplay(), got.ForDisplay()))
 	return got, nil
 }

@@ -107,7 +107,7 @@ func (s *Source) moduleVersions(ctx context.Context, p source.ModulePackage) ([]
 		for _, v := range mod.Versions {
 			ver, err := versions.ParseModuleVersion(v.Version)
 			if err != nil {
-				s.warn(p, fmt.Sprintf("%s: ignoring invalid version %q listed by the registry", p.Source, v.Version))
+				s.warn(ctx, p, fmt.Sprintf("%s: ignoring invalid version %q listed by the registry", p.Source, v.Version))
 				continue
 			}
 			if seen[ver] {
@@ -374,7 +374,7 @@ func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url
 	}
 	defer done()
 	h := sha256.New()
-	pr := s.newProgress(pkg)
+	pr := s.newProgress(ctx, pkg)
 	n, err := s.c.download(ctx, request{url: u, token: token, started: pr.start}, tmp, io.MultiWriter(h, pr), h.Reset)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"context"
+
 	"github.com/tflock/tflock/source"
 )
 
@@ -10,6 +12,7 @@ const progressEvery = 256 << 10
 
 // progress reports a package download to the Events handler.
 type progress struct {
+	ctx   context.Context
 	ev    source.Events
 	pkg   source.Package
 	total int64
@@ -17,14 +20,14 @@ type progress struct {
 	last  int64
 }
 
-func (s *Source) newProgress(pkg source.Package) *progress {
-	return &progress{ev: s.o.Events, pkg: pkg}
+func (s *Source) newProgress(ctx context.Context, pkg source.Package) *progress {
+	return &progress{ctx: ctx, ev: s.o.Events, pkg: pkg}
 }
 
 // start is the request's started callback: a new attempt begins.
 func (p *progress) start(total int64) {
 	p.total, p.done, p.last = total, 0, 0
-	source.Emit(p.ev, source.Event{Kind: source.EventFetchStarted, Package: p.pkg, Total: total})
+	source.EmitContext(p.ctx, p.ev, source.Event{Kind: source.EventFetchStarted, Package: p.pkg, Total: total})
 }
 
 // Write counts bytes and reports progress now and then.
@@ -32,17 +35,17 @@ func (p *progress) Write(b []byte) (int, error) {
 	p.done += int64(len(b))
 	if p.done-p.last >= progressEvery || p.total > 0 && p.done == p.total {
 		p.last = p.done
-		source.Emit(p.ev, source.Event{Kind: source.EventFetchProgress, Package: p.pkg, Bytes: p.done, Total: p.total})
+		source.EmitContext(p.ctx, p.ev, source.Event{Kind: source.EventFetchProgress, Package: p.pkg, Bytes: p.done, Total: p.total})
 	}
 	return len(b), nil
 }
 
 func (p *progress) finish(location string) {
-	source.Emit(p.ev, source.Event{Kind: source.EventFetchDone, Package: p.pkg, Bytes: p.done, Total: p.total, Detail: location})
+	source.EmitContext(p.ctx, p.ev, source.Event{Kind: source.EventFetchDone, Package: p.pkg, Bytes: p.done, Total: p.total, Detail: location})
 }
 
 // warn gives a warning to Options.Warn and to Options.Events.
-func (s *Source) warn(pkg source.Package, msg string) {
+func (s *Source) warn(ctx context.Context, pkg source.Package, msg string) {
 	s.o.Warn(msg)
-	source.Emit(s.o.Events, source.Event{Kind: source.EventWarning, Package: pkg, Detail: msg})
+	source.EmitContext(ctx, s.o.Events, source.Event{Kind: source.EventWarning, Package: pkg, Detail: msg})
 }

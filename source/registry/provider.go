@@ -128,14 +128,14 @@ func (s *Source) providerVersions(ctx context.Context, p source.ProviderPackage)
 		return nil, s.errorFor(p, host, err)
 	}
 	for _, w := range body.Warnings {
-		s.warn(p, fmt.Sprintf("%s: the registry says: %s", addr.ForDisplay(), w))
+		s.warn(ctx, p, fmt.Sprintf("%s: the registry says: %s", addr.ForDisplay(), w))
 	}
 	out := make([]source.Available, 0, len(body.Versions))
 	seen := make(map[versions.Version]bool, len(body.Versions))
 	for _, v := range body.Versions {
 		ver, err := versions.Parse(v.Version)
 		if err != nil {
-			s.warn(p, fmt.Sprintf("%s: ignoring invalid version %q listed by the registry", addr.ForDisplay(), v.Version))
+			s.warn(ctx, p, fmt.Sprintf("%s: ignoring invalid version %q listed by the registry", addr.ForDisplay(), v.Version))
 			continue
 		}
 		if seen[ver] {
@@ -435,7 +435,7 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	}
 	rel := &release{sums: sums}
 	if !sigNeeded {
-		s.warn(source.ProviderPackage{Addr: addr}, unsignedWarning(addr, m))
+		s.warn(ctx, source.ProviderPackage{Addr: addr}, unsignedWarning(addr, m))
 		return rel, nil
 	}
 	sg := <-sigc
@@ -449,7 +449,7 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	}
 	rel.signer = Signer{KeyID: keyID, Trust: s.classify(doc.body, sig.body, m.resp.SigningKeys.GPGPublicKeys[index].ASCIIArmor, m.resp.SigningKeys.GPGPublicKeys[index].TrustSignature)}
 	if expired {
-		s.warn(source.ProviderPackage{Addr: addr}, fmt.Sprintf("%s: signed with key %s, which has expired", addr.ForDisplay(), keyID))
+		s.warn(ctx, source.ProviderPackage{Addr: addr}, fmt.Sprintf("%s: signed with key %s, which has expired", addr.ForDisplay(), keyID))
 	}
 	rel.keyID = keyID
 	return rel, nil
@@ -676,7 +676,7 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	}
 	defer done()
 	var h hash.Hash
-	pr := s.newProgress(pkg)
+	pr := s.newProgress(ctx, pkg)
 	sum := writerFunc(func(b []byte) (int, error) { return h.Write(b) })
 	n, err := s.c.download(ctx, request{url: m.downloadURL, started: pr.start}, tmp, io.MultiWriter(sum, pr), func() { h = sha256.New() })
 	if err != nil {

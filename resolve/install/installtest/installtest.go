@@ -5,26 +5,25 @@
 //
 // Addresses look real and stay the same from run to run, so that lock files
 // written against a World are stable: the registry answers for
-// "registry.example.test", git repositories are reached as
-// "git::https://git.example.test/..." (rewritten to a local file URL when
-// git runs) and OCI repositories as "oci://oci.example.test/...". Git
-// commits and OCI digests are deterministic.
+// "registry.example.test", git repositories are served over smart HTTP as
+// "git::https://git.example.test/..." (package gittest) and OCI
+// repositories as "oci://oci.example.test/...". Git commits and OCI
+// digests are deterministic.
 package installtest
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/git/gittest"
 	"github.com/tflock/tflock/source/oci"
 	"github.com/tflock/tflock/source/oci/ocitest"
 	"github.com/tflock/tflock/source/registry"
@@ -59,13 +58,15 @@ type World struct {
 	Registry *registrytest.Server
 	// OCI is the OCI registry.
 	OCI *ocitest.Server
-	// GitDir holds the git repositories, one per module: GitDir/NAME.git.
+	// Git serves the git repositories; nil with [Options.NoGit].
+	Git *gittest.Server
+	// GitDir holds the git repositories' working directories, one per
+	// module: GitDir/NAME.git.
 	GitDir string
 	// Source serves everything: providers and registry modules from
-	// Registry, git modules from GitDir, OCI modules from OCI.
+	// Registry, git modules from Git, OCI modules from OCI.
 	Source *install.Dispatch
 
-	gitCalls counter
 	ociCount counter
 }
 
@@ -79,15 +80,19 @@ func (w *World) Close() {
 	if w.OCI != nil {
 		w.OCI.Close()
 	}
-	if w.GitDir != "" {
-		_ = os.RemoveAll(w.GitDir)
+	if w.Git != nil {
+		w.Git.Close()
 	}
 }
 
-// Requests returns the number of requests served so far by the registry and
-// by the OCI registry, plus the git operations run.
+// Requests returns the number of requests served so far by the registry,
+// the OCI registry and the git server.
 func (w *World) Requests() int {
-	return w.Registry.Requests() + int(w.ociRequests()) + int(w.gitCalls.load())
+	n := w.Registry.Requests() + int(w.ociRequests())
+	if w.Git != nil {
+		n += w.Git.Requests()
+	}
+	return n
 }
 
 // Platforms are the platforms the default providers are built for: the
@@ -174,18 +179,15 @@ func Start(ctx context.Context, opts Options) (w *World, err error) {
 	}
 	w.Source.OCI = oci.NewSource(ociOpts)
 	if !opts.NoGit {
-		if w.GitDir, err = os.MkdirTemp("", "installtest-git-"); err != nil {
+		if w.Git, err = gittest.Start(gittest.Options{Host: GitHost}); err != nil {
+			return nil, fmt.Errorf("installtest: git: %w", err)
+		}
+		repo, err := makeRepos(w.Git)
+		if err != nil {
 			return nil, err
 		}
-		if err := makeRepos(ctx, w.GitDir); err != nil {
-			return nil, err
-		}
-		w.Source.Git = &rewrite{
-			src:  git.NewSource(git.Options{}),
-			from: "git::https://" + GitHost + "/",
-			to:   "git::file://" + filepath.ToSlash(w.GitDir) + "/",
-			n:    &w.gitCalls,
-		}
+		w.GitDir = filepath.Dir(filepath.Dir(repo.Dir))
+		w.Source.Git = git.NewSource(w.Git.SourceOptions())
 	}
 	return w, nil
 }
@@ -216,124 +218,29 @@ func (w *World) pushOCI(ctx context.Context) error {
 	return nil
 }
 
-// gitEnv runs git without the machine's configuration, with fixed
-// identities and dates, so that commits are the same on every run.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env,
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=tflock", "GIT_AUTHOR_EMAIL=tflock@example.test",
-		"GIT_COMMITTER_NAME=tflock", "GIT_COMMITTER_EMAIL=tflock@example.test",
-		"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
-}
-
-func runGit(ctx context.Context, dir string, args ...string) error {
-	_, err := Git(ctx, dir, args...)
-	return err
-}
-
-// Git runs git in dir as the World makes its repositories: without the
-// machine's configuration, with fixed identities and dates, and "main" as
-// the default branch. It returns the output, trimmed. Tests use it to
-// change a repository of the World (GitDir/acme/network.git), or to make
-// one of their own.
+// Git runs git in dir as the World makes its repositories (see
+// [gittest.Git]): without the machine's configuration, with fixed
+// identities and dates, and "main" as the default branch. It returns the
+// output, trimmed. Tests use it to change a repository of the World
+// (GitDir/acme/network.git), or to make one of their own.
 func Git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("installtest: git %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return gittest.Git(ctx, dir, args...)
 }
 
-// makeRepos creates GitDir/acme/network.git with three tagged releases.
-func makeRepos(ctx context.Context, root string) error {
-	dir := filepath.Join(root, "acme", "network.git")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := runGit(ctx, dir, "init", "-q"); err != nil {
-		return err
-	}
+// makeRepos creates acme/network.git with three tagged releases.
+func makeRepos(srv *gittest.Server) (*gittest.Repo, error) {
+	var commits []gittest.Commit
 	for _, v := range []string{"1.0.0", "1.1.0", "2.0.0"} {
-		files := map[string]string{
+		commits = append(commits, gittest.Commit{Files: map[string]string{
 			"main.tf":                "module \"subnet\" {\n  source = \"./modules/subnet\"\n}\n\noutput \"version\" {\n  value = \"" + v + "\"\n}\n",
 			"modules/subnet/main.tf": "# subnet of network " + v + "\n",
-		}
-		for name, content := range files {
-			p := filepath.Join(dir, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				return err
-			}
-		}
-		if err := runGit(ctx, dir, "add", "-A"); err != nil {
-			return err
-		}
-		if err := runGit(ctx, dir, "commit", "-q", "-m", "release "+v); err != nil {
-			return err
-		}
-		if err := runGit(ctx, dir, "tag", "v"+v); err != nil {
-			return err
-		}
+		}, Tags: []string{"v" + v}})
 	}
-	return nil
-}
-
-// rewrite is a source that reaches one address prefix through another:
-// the configuration and the lock file keep the public address, git is
-// given the local one.
-type rewrite struct {
-	src      source.Source
-	from, to string
-	n        *counter
-}
-
-func (r *rewrite) in(pkg source.Package) (source.Package, error) {
-	m, ok := pkg.(source.ModulePackage)
-	if !ok || !strings.HasPrefix(m.Source, r.from) {
-		return nil, &source.Error{Package: pkg, Err: fmt.Errorf("%w: not in this world", source.ErrNotFound)}
-	}
-	m.Source = r.to + strings.TrimPrefix(m.Source, r.from)
-	return m, nil
-}
-
-// Versions implements [source.Lister].
-func (r *rewrite) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
-	p, err := r.in(pkg)
+	repo, err := srv.Repo("acme/network", commits...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("installtest: %w", err)
 	}
-	r.n.add()
-	return r.src.Versions(ctx, p)
-}
-
-// Fetch implements [source.Fetcher].
-func (r *rewrite) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
-	p, err := r.in(pkg)
-	if err != nil {
-		return nil, err
-	}
-	r.n.add()
-	f, err := r.src.Fetch(ctx, p, dir)
-	if f != nil {
-		f.Package = pkg
-	}
-	return f, err
-}
-
-// Checksums implements [source.ChecksumReporter]: git vouches for nothing.
-func (r *rewrite) Checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
-	return nil, nil
+	return repo, nil
 }
 
 // ErrNoGit is wrapped by HaveGit's error.

@@ -23,10 +23,12 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -43,21 +45,37 @@ import (
 // Server is an in-process OCI registry.
 type Server struct {
 	srv      *httptest.Server
+	host     string
 	username string
 	password string
 }
 
-// ServerOptions configures [NewServer]. The zero value serves anonymously.
+// ServerOptions configures [New] and [NewServer]. The zero value serves
+// anonymously on the listener's address.
 type ServerOptions struct {
 	// Username and Password, when Username is set, make the registry
 	// demand HTTP basic authentication with them (a 401 challenge
 	// otherwise), as registries with static accounts do.
 	Username, Password string
+	// Host is the host name repositories are addressed by
+	// ("oci://HOST/name"), such as "oci.example.test", so that addresses
+	// and lock files stay the same from run to run; the clients of
+	// [Server.Repository] and [Server.SourceOptions] connect it to the
+	// listener. Default "": the listener's "127.0.0.1:PORT".
+	Host string
+}
+
+// New starts a registry for a test and closes it when the test ends.
+func New(tb testing.TB, opts ServerOptions) *Server {
+	tb.Helper()
+	s := NewServer(opts)
+	tb.Cleanup(s.Close)
+	return s
 }
 
 // NewServer starts a registry on a loopback address. Close it when done.
 func NewServer(opts ServerOptions) *Server {
-	s := &Server{username: opts.Username, password: opts.Password}
+	s := &Server{host: opts.Host, username: opts.Username, password: opts.Password}
 	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	var h http.Handler = reg
 	if opts.Username != "" {
@@ -77,8 +95,26 @@ func NewServer(opts ServerOptions) *Server {
 	return s
 }
 
-// Host returns the registry's "host:port".
-func (s *Server) Host() string { return strings.TrimPrefix(s.srv.URL, "http://") }
+// Host returns the name repositories are addressed by: [ServerOptions.Host],
+// or the listener's "host:port".
+func (s *Server) Host() string {
+	if s.host != "" {
+		return s.host
+	}
+	return strings.TrimPrefix(s.srv.URL, "http://")
+}
+
+// Client returns an HTTP client that connects every host name to the
+// registry's listener.
+func (s *Server) Client() *http.Client {
+	tr := s.srv.Client().Transport.(*http.Transport).Clone()
+	addr := s.srv.Listener.Addr().String()
+	var d net.Dialer
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	}
+	return &http.Client{Transport: tr}
+}
 
 // Close shuts the registry down.
 func (s *Server) Close() { s.srv.Close() }
@@ -91,7 +127,7 @@ func (s *Server) Repository(name string) (*remote.Repository, error) {
 		return nil, err
 	}
 	r.PlainHTTP = true
-	c := &auth.Client{Client: s.srv.Client(), Cache: auth.NewCache()}
+	c := &auth.Client{Client: s.Client(), Cache: auth.NewCache()}
 	if s.username != "" {
 		c.Credential = auth.StaticCredential(s.Host(), auth.Credential{Username: s.username, Password: s.password})
 	}
@@ -102,7 +138,7 @@ func (s *Server) Repository(name string) (*remote.Repository, error) {
 // SourceOptions returns [oci.Options] that reach this registry over plain
 // HTTP, with providers mapped by repoOf (nil: no provider mirror).
 func (s *Server) SourceOptions(repoOf func(addr string) string) oci.Options {
-	o := oci.Options{PlainHTTP: true, HTTPClient: s.srv.Client()}
+	o := oci.Options{PlainHTTP: true, HTTPClient: s.Client()}
 	if repoOf != nil {
 		o.ProviderRepository = ProviderRepositoryFunc(s.Host(), repoOf)
 	}

@@ -2,17 +2,12 @@ package registrytest
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/testcert"
 )
 
 // Fault makes the server lie, to test that clients notice.
@@ -195,7 +191,7 @@ func Start(fx Fixtures, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	cert, err := selfSigned(opts.Hosts)
+	cert, err := testcert.SelfSigned("tflock registrytest", opts.Hosts)
 	if err != nil {
 		return nil, err
 	}
@@ -452,34 +448,6 @@ func (s *Server) addModule(fx Module) error {
 		s.files[mv.archive] = data
 	}
 	return nil
-}
-
-func selfSigned(hosts []string) (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{Organization: []string{"tflock registrytest"}},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		DNSNames:              append(slices.Clone(hosts), "*.test", "*.example.test", "*.invalid"),
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }
 
 // host returns the host name a request was sent to, mapping the
