@@ -15,7 +15,7 @@ import (
 	"github.com/tflock/tflock/source/registry"
 )
 
-func newKey(t *testing.T, cfg *packet.Config) (*openpgp.Entity, string) {
+func newKey(t testing.TB, cfg *packet.Config) (*openpgp.Entity, string) {
 	t.Helper()
 	e, err := openpgp.NewEntity("test", "", "", cfg)
 	if err != nil {
