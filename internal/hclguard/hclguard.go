@@ -114,7 +114,6 @@ type scanner struct {
 
 func newScanner(src []byte, filename string, start hcl.Pos) *scanner {
 	s := &scanner{src: src, filename: filename, pos: start}
-	s.pos.Byte = start.Byte
 	s.stack = append(s.stack, frame{kind: kindFile})
 	return s
 }
