@@ -15,7 +15,7 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 )
 
-const goodLock = `provider "registry.opentofu.org/hashicorp/null" {
+const goodLock = `provider "registry.example.test/hashicorp/null" {
   version = "3.2.0"
 }
 `
@@ -79,7 +79,7 @@ func TestDeepNestingParse(t *testing.T) {
 				t.Fatal(err)
 			}
 			f, err := lockfile.ParseFile(path)
-			if err != nil || f.Provider(tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/null")) == nil {
+			if err != nil || f.Provider(tfaddr.MustParseProviderSource("registry.example.test/hashicorp/null")) == nil {
 				t.Fatalf("after the fix: %v", err)
 			}
 		})
@@ -92,7 +92,7 @@ func TestDeepNestingParse(t *testing.T) {
 // back, and the rest of the file is written.
 func TestDeepUnknownNotWritten(t *testing.T) {
 	f := lockfile.New()
-	addr := tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/null")
+	addr := tfaddr.MustParseProviderSource("registry.example.test/hashicorp/null")
 	f.SetProvider(&lockfile.ProviderLock{Addr: addr, Version: versions.MustParse("3.2.0"), Unknown: []lockfile.Unknown{
 		{Name: "deep", Text: deepValues["brackets"]},
 		{Name: "kept", Text: `"yes"`},

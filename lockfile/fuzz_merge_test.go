@@ -30,8 +30,8 @@ func FuzzMerge(f *testing.F) {
 	}
 	// The case Merge exists for: tofu rewrote the file without its module
 	// locks.
-	f.Add([]byte("provider \"registry.opentofu.org/hashicorp/null\" {\n  version = \"3.2.0\"\n}\n"), []byte(
-		"provider \"registry.opentofu.org/hashicorp/null\" {\n  version = \"3.1.0\"\n}\n\n"+
+	f.Add([]byte("provider \"registry.example.test/hashicorp/null\" {\n  version = \"3.2.0\"\n}\n"), []byte(
+		"provider \"registry.example.test/hashicorp/null\" {\n  version = \"3.1.0\"\n}\n\n"+
 			"module \"app\" {\n  source = \"oci://example.com/modules/app\"\n  version = \"1.0.0\"\n"+
 			"  digest = \"sha256:40335019c11e5bdb3780301da5197cbc756b4b5ac3d699c52583f1d34e963176\"\n}\n"))
 	for i := range ins {
