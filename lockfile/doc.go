@@ -160,7 +160,12 @@
 //   - one fault gives one diagnostic (OpenTofu reports a bad version twice),
 //     and the subject of a hash diagnostic is the bad element, not the list;
 //   - version-control conflict markers give "Unresolved merge conflict" on
-//     each marker line instead of syntax errors.
+//     each marker line instead of syntax errors;
+//   - a file nested deeply enough to overflow the HCL parser's stack (a
+//     fatal crash in OpenTofu: tens of thousands of nested brackets, or
+//     hundreds of thousands of operators in a row) gives "Nesting too
+//     deep" at the line where a limit far above any real file is crossed;
+//     [Patch] refuses it the same way.
 //
 // Hashes are sorted (by byte value) and de-duplicated on parse. CRLF line
 // endings and comments anywhere (such as a licence before the header) are

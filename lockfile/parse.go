@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+
+	"github.com/tflock/tflock/internal/hclguard"
 )
 
 // ParseOptions controls parsing. The zero value parses strictly, as
@@ -64,6 +66,9 @@ func (o ParseOptions) Parse(src []byte, filename string) (*File, error) {
 	f := New()
 	d := &decoder{opts: o, src: src, file: f}
 	if diags := conflictMarkers(src, filename); len(diags) > 0 {
+		return f, &ParseError{Filename: filename, Diagnostics: diags}
+	}
+	if diags := hclguard.Native(src, filename); diags != nil {
 		return f, &ParseError{Filename: filename, Diagnostics: diags}
 	}
 	hf, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)

@@ -12,6 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/hclguard"
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 )
@@ -37,6 +38,9 @@ import (
 // src must be syntactically valid HCL; its content need not be a valid
 // lock file. Use [File.Bytes] for the canonical form instead.
 func Patch(src []byte, filename string, f *File) ([]byte, error) {
+	if diags := hclguard.Native(src, filename); diags != nil {
+		return nil, &ParseError{Filename: filename, Diagnostics: diags}
+	}
 	hf, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, &ParseError{Filename: filename, Diagnostics: diags}

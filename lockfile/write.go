@@ -16,6 +16,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/flock"
+	"github.com/tflock/tflock/internal/hclguard"
 	"github.com/tflock/tflock/resolve/versions"
 )
 
@@ -149,8 +150,13 @@ func hashListTokens(hs []hash.Hash) hclwrite.Tokens {
 	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCBrack, Bytes: []byte("]")})
 }
 
-// writeUnknown writes back an item kept by a lenient parse.
+// writeUnknown writes back an item kept by a lenient parse. An item
+// whose text does not parse, or nests too deeply to parse safely, is left
+// out.
 func writeUnknown(body *hclwrite.Body, u Unknown) {
+	if hclguard.Native([]byte(u.Text), "") != nil {
+		return
+	}
 	if u.Block {
 		pf, diags := hclwrite.ParseConfig([]byte(u.Text+"\n"), "", hcl.InitialPos)
 		if !diags.HasErrors() {

@@ -14,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/tflock/tflock/internal/hclguard"
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
@@ -285,9 +286,13 @@ func (r *reader) file(f File) {
 	var file *hcl.File
 	var diags hcl.Diagnostics
 	if strings.HasSuffix(f.Name, ".json") {
-		file, diags = hcljson.Parse(f.Src, f.Name)
+		if diags = hclguard.JSON(f.Src, f.Name); diags == nil {
+			file, diags = hcljson.Parse(f.Src, f.Name)
+		}
 	} else {
-		file, diags = hclsyntax.ParseConfig(f.Src, f.Name, hcl.InitialPos)
+		if diags = hclguard.Native(f.Src, f.Name); diags == nil {
+			file, diags = hclsyntax.ParseConfig(f.Src, f.Name, hcl.InitialPos)
+		}
 	}
 	r.diags = append(r.diags, diags...)
 	if file == nil || file.Body == nil {

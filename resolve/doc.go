@@ -10,7 +10,10 @@
 // [Origin]: the call path of the module that states it and the source range
 // of its version argument. [ReadModule] reads one module directory's ".tf",
 // ".tf.json", ".tofu" and ".tofu.json" files; [ReadTree] also follows
-// local module calls ("./x", "../x"). They understand:
+// local module calls ("./x", "../x"). A file nested deeply enough to
+// overflow the HCL parser is not parsed: it gets the error "Nesting too
+// deep" at the line where the limit is crossed, and the module's other
+// files are still read. They understand:
 //
 //   - terraform { required_providers { ... } } in the object form
 //     (source, version, configuration_aliases) and the legacy string form

@@ -20,7 +20,9 @@
 //     dev_overrides { "ADDR" = "DIR" }.
 //   - plugin_cache_dir and plugin_cache_may_break_dependency_lock_file.
 //
-// [Parse] reads one file (native HCL syntax, or JSON for ".json" names),
+// [Parse] reads one file (native HCL syntax, or JSON for ".json" names;
+// a file, or an oci_mirror repository_template, nested deeply enough to
+// overflow the HCL parser gets the error "Nesting too deep" instead),
 // [Load] finds and merges the files as tofu does, with the environment
 // variables that override them, and [Config.Sources] composes the sources:
 // a [source.MultiSource] of [source.Selector]s, the dev overrides and the

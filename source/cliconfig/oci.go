@@ -9,6 +9,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/tflock/tflock/internal/hclguard"
 	"github.com/tflock/tflock/source"
 )
 
@@ -19,6 +20,9 @@ import (
 func checkOCITemplate(m Method, rng hcl.Range) hcl.Diagnostics {
 	fail := func(detail string) hcl.Diagnostics {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid oci_mirror repository template", Detail: detail, Subject: &rng}}
+	}
+	if diags := hclguard.Template([]byte(m.Location), rng.Filename, rng.Start); diags != nil {
+		return diags
 	}
 	tpl, diags := hclsyntax.ParseTemplate([]byte(m.Location), rng.Filename, rng.Start)
 	if diags.HasErrors() {
@@ -75,7 +79,11 @@ func (m Method) OCIRepository(addr tfaddr.Provider) (string, error) {
 	if addr.IsZero() {
 		return "", fmt.Errorf("no provider address given")
 	}
-	tpl, diags := hclsyntax.ParseTemplate([]byte(m.Location), "repository_template", hcl.InitialPos)
+	diags := hclguard.Template([]byte(m.Location), "repository_template", hcl.InitialPos)
+	var tpl hclsyntax.Expression
+	if diags == nil {
+		tpl, diags = hclsyntax.ParseTemplate([]byte(m.Location), "repository_template", hcl.InitialPos)
+	}
 	if diags.HasErrors() {
 		return "", fmt.Errorf("invalid repository_template %q: %s", m.Location, diags.Error())
 	}

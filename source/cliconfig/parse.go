@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/tflock/tflock/internal/hclguard"
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/source"
 )
@@ -65,9 +66,13 @@ func Parse(src []byte, filename string) (*Config, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	isJSON := strings.HasSuffix(filename, ".json")
 	if isJSON {
-		file, diags = json.Parse(src, filename)
+		if diags = hclguard.JSON(src, filename); diags == nil {
+			file, diags = json.Parse(src, filename)
+		}
 	} else {
-		file, diags = hclsyntax.ParseConfig(rewriteDevOverrides(src, filename), filename, hcl.InitialPos)
+		if diags = hclguard.Native(src, filename); diags == nil {
+			file, diags = hclsyntax.ParseConfig(rewriteDevOverrides(src, filename), filename, hcl.InitialPos)
+		}
 	}
 	if diags.HasErrors() || file == nil {
 		return cfg, diags

@@ -28,7 +28,7 @@ import (
 
 // makeZip builds a provider zip deterministically and returns it with its
 // h1: (dirhash.HashZip of the written file) and zh: (hex SHA-256).
-func makeZip(t *testing.T, files map[string]string) ([]byte, string, string) {
+func makeZip(t testing.TB, files map[string]string) ([]byte, string, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -89,7 +89,7 @@ type mirrorServer struct {
 	paths []string
 }
 
-func newMirrorServer(t *testing.T) *mirrorServer {
+func newMirrorServer(t testing.TB) *mirrorServer {
 	s := &mirrorServer{zips: map[string][]byte{}, h1: map[string]string{}, zh: map[string]string{}}
 	for _, v := range []struct{ version, plat string }{{"2.0.0", "linux_amd64"}, {"2.0.0", "darwin_amd64"}, {"2.1.0", "linux_amd64"}} {
 		name := fmt.Sprintf("terraform-provider-null_%s_%s.zip", v.version, v.plat)

@@ -23,9 +23,9 @@ type Sums map[string]hash.Hash
 // ParseSums parses a SHA256SUMS document as published with provider
 // releases: one "HEX  FILENAME" line per file (the separator may be any run
 // of blanks; "*" before the name, as sha256sum writes for binary mode, is
-// dropped). Blank lines are ignored. A line that is not of that form, a
-// digest that is not 64 hex digits, or a file listed twice with different
-// digests is an error naming the line.
+// dropped). Blank lines are ignored. A line that is not of that form (a
+// lone "*" is no file name), a digest that is not 64 hex digits, or a file
+// listed twice with different digests is an error naming the line.
 func ParseSums(doc []byte) (Sums, error) {
 	out := make(Sums, bytes.Count(doc, []byte{'\n'})+1)
 	line := 0
@@ -44,6 +44,9 @@ func ParseSums(doc []byte) (Sums, error) {
 			return nil, fmt.Errorf("SHA256SUMS line %d: want a digest and a file name", line)
 		}
 		digest, name := strings.ToLower(string(fields[0])), string(bytes.TrimPrefix(fields[1], []byte("*")))
+		if name == "" {
+			return nil, fmt.Errorf("SHA256SUMS line %d: no file name after the digest", line)
+		}
 		var b [32]byte
 		if len(digest) != 2*len(b) {
 			return nil, fmt.Errorf("SHA256SUMS line %d: %q is not a SHA-256 digest in hex", line, fields[0])

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 	"github.com/tflock/tflock/source/registry"
 )
 
-func newKey(t *testing.T, cfg *packet.Config) (*openpgp.Entity, string) {
+func newKey(t testing.TB, cfg *packet.Config) (*openpgp.Entity, string) {
 	t.Helper()
 	e, err := openpgp.NewEntity("test", "", "", cfg)
 	if err != nil {
@@ -91,11 +92,27 @@ func TestParseSumsErrors(t *testing.T) {
 	for name, doc := range map[string]string{
 		"ThreeFields": "7d7e888fdd28abfe00894f9055209b9eec785153641de98e6852aa071008d4ee  a b\n",
 		"ShortDigest": "7d7e  a.zip\n",
+		"StarNoName":  "7d7e888fdd28abfe00894f9055209b9eec785153641de98e6852aa071008d4ee *\n",
 		"NotHex":      "zz7e888fdd28abfe00894f9055209b9eec785153641de98e6852aa071008d4ee  a.zip\n",
 		"Conflict":    "7d7e888fdd28abfe00894f9055209b9eec785153641de98e6852aa071008d4ee  a.zip\nf8b6cf9ade087c17826d49d89cef21261cdc22bd27065bbc5b27d7dbf7fbbf6c  a.zip\n",
 	} {
 		if _, err := registry.ParseSums([]byte(doc)); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// TestParseSumsEmptyName is the regression test for a line whose file name
+// is only sha256sum's binary-mode "*": it was accepted with an empty file
+// name (found by FuzzParseSums); the error names the line.
+func TestParseSumsEmptyName(t *testing.T) {
+	doc := "7d7e888fdd28abfe00894f9055209b9eec785153641de98e6852aa071008d4ee  a.zip\n" +
+		"f8b6cf9ade087c17826d49d89cef21261cdc22bd27065bbc5b27d7dbf7fbbf6c *\n"
+	sums, err := registry.ParseSums([]byte(doc))
+	if err == nil {
+		t.Fatalf("accepted, giving %v", sums)
+	}
+	if want := "SHA256SUMS line 2: no file name"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not contain %q", err, want)
 	}
 }
