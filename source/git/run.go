@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/internal/display"
 )
@@ -31,6 +34,7 @@ type runner struct {
 	git        string
 	env        []string
 	keyFile    string   // temporary sshkey file to remove, or ""
+	keyHold    *os.File // the key file, open and locked while in use
 	secrets    []string // the sshkey argument, never to be shown
 	allowFile  bool     // allow the file transport for submodules
 	configArgs []string
@@ -70,22 +74,24 @@ func (s *Source) newRunner(sshKey string, allowFile bool) (*runner, error) {
 		if err != nil {
 			return nil, errors.New(`invalid "sshkey" argument: must be a base64-encoded private key`)
 		}
-		f, err := os.CreateTemp("", "tflock-sshkey-*")
+		sweepKeyFiles()
+		f, err := os.CreateTemp("", keyFilePattern)
 		if err != nil {
 			return nil, err
 		}
-		r.keyFile = f.Name()
+		// Locked while in use: a key file whose lock is free was left by
+		// a process that was killed, and the next run removes it.
+		_, _ = flock.LockOpenFile(f)
+		r.keyFile, r.keyHold = f.Name(), f
 		if err := f.Chmod(0o600); err != nil {
-			f.Close()
 			r.close()
 			return nil, err
 		}
 		if _, err := f.Write(key); err != nil {
-			f.Close()
 			r.close()
 			return nil, err
 		}
-		if err := f.Close(); err != nil {
+		if err := f.Sync(); err != nil {
 			r.close()
 			return nil, err
 		}
@@ -111,6 +117,39 @@ func (r *runner) close() {
 	if r.keyFile != "" {
 		os.Remove(r.keyFile)
 		r.keyFile = ""
+	}
+	if r.keyHold != nil {
+		r.keyHold.Close()
+		r.keyHold = nil
+	}
+}
+
+// keyFilePattern names the temporary files that hold an "sshkey" argument.
+const keyFilePattern = "tflock-sshkey-*"
+
+// keyFileGrace is how old a key file must be before sweepKeyFiles may
+// remove it: the moment between creating it and locking it.
+const keyFileGrace = 5 * time.Second
+
+// sweepKeyFiles removes the key files that killed runs left in the
+// temporary directory: a private key must not outlive its run. A key file
+// in use is locked by its run (see newRunner).
+func sweepKeyFiles() {
+	names, _ := filepath.Glob(filepath.Join(os.TempDir(), keyFilePattern))
+	for _, name := range names {
+		fi, err := os.Lstat(name)
+		if err != nil || !fi.Mode().IsRegular() || time.Since(fi.ModTime()) < keyFileGrace {
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		free, err := flock.LockOpenFile(f)
+		f.Close()
+		if err == nil && free {
+			os.Remove(name)
+		}
 	}
 }
 
