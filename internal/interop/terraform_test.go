@@ -47,12 +47,11 @@ func TestInteropTflockThenTerraform(t *testing.T) {
 	w.initKeeps("terraform", terraform, "vpc", "network")
 }
 
-// TestInteropTerraformThenTflock: "terraform init" first, then tflock. What
-// holds today: the provider selections and hashes terraform recorded are
-// kept (tflock adds module blocks) and terraform accepts the result. What
-// issue 13 item 1 asks is checked as a known failure until it all holds:
-// the file keeps Terraform's header, and with an empty cache nothing
-// terraform installed (provider packages, modules) is downloaded again.
+// TestInteropTerraformThenTflock: "terraform init" first, then tflock: the
+// provider selections and hashes terraform recorded are kept with
+// Terraform's header (tflock adds module blocks), terraform accepts the
+// result, and with an empty cache nothing terraform installed (provider
+// packages, modules) is downloaded again (issue 13 item 1).
 func TestInteropTerraformThenTflock(t *testing.T) {
 	terraform := tool(t, "TFLOCK_TERRAFORM", "terraform")
 	w := newTerraformWorld(t)
@@ -79,9 +78,15 @@ func TestInteropTerraformThenTflock(t *testing.T) {
 		t.Errorf("terraform init changed tflock's lock file\n--- tflock\n%s\n--- terraform\n%s\n%s", mine, got, tfOut)
 	}
 
-	k := expectFailures(t, "issue 13 item 1: tflock after terraform keeps the file's flavour and reuses what terraform installed")
-	k.check(bytes.Equal(withoutModules(t, mine), theirs), "Terraform's header replaced by tofu's")
-	k.check(w.providerDownloads() == providers, "tflock downloaded %d provider packages that terraform had installed", w.providerDownloads()-providers)
-	k.check(w.moduleDownloads() == modules, "tflock downloaded %d module archives that terraform had installed", w.moduleDownloads()-modules)
-	k.done()
+	// Issue 13 item 1: the file's flavour is kept and what terraform
+	// installed is reused.
+	if !bytes.Equal(withoutModules(t, mine), theirs) {
+		t.Errorf("tflock did not keep terraform's file (header or hashes) beside its module blocks\n--- terraform\n%s\n--- tflock\n%s", theirs, mine)
+	}
+	if n := w.providerDownloads() - providers; n != 0 {
+		t.Errorf("tflock downloaded %d provider packages that terraform had installed", n)
+	}
+	if n := w.moduleDownloads() - modules; n != 0 {
+		t.Errorf("tflock downloaded %d module archives that terraform had installed", n)
+	}
 }

@@ -1,16 +1,22 @@
 package install
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/git"
 )
 
@@ -176,4 +182,65 @@ func hasSourceModules(f *lockfile.File) bool {
 		return true
 	}
 	return false
+}
+
+// installedModule returns the call's module as installed already, when the
+// previous install's modules.json records the call with the same source
+// and version and the installed package (a .git of tofu's checkout left
+// out, by the module rule) matches the lock's hashes: it is then kept in
+// place, neither fetched nor copied. Otherwise nil.
+func (r *run) installedModule(pick resolve.ModulePick, mc *resolve.ModuleCall, ml *lockfile.ModuleLock) *moduleFetch {
+	key := pick.Call + "\x00" + pick.Package.Version.String()
+	r.mu.Lock()
+	mf, done := r.installedMods[key]
+	r.mu.Unlock()
+	if done {
+		return mf
+	}
+	mf = r.checkInstalledModule(pick, mc, ml)
+	r.mu.Lock()
+	if r.installedMods == nil {
+		r.installedMods = map[string]*moduleFetch{}
+	}
+	r.installedMods[key] = mf
+	r.mu.Unlock()
+	return mf
+}
+
+func (r *run) checkInstalledModule(pick resolve.ModulePick, mc *resolve.ModuleCall, ml *lockfile.ModuleLock) *moduleFetch {
+	rec, ok := r.manifest[pick.Call]
+	if !ok || mc.Address == nil || rec.Source != mc.Address.String() {
+		return nil
+	}
+	// A lock entry with no hashes binds nothing, unless the run adopted it
+	// from this very install (a tool that does not lock modules installed
+	// it): the installed package is then what the new entry records, as
+	// tofu keeps it.
+	if len(ml.Hashes) == 0 && !r.adopted[pick.Call] {
+		return nil
+	}
+	if v := pick.Package.Version; (v.IsZero() && rec.Version != "") || (!v.IsZero() && rec.Version != v.String()) {
+		return nil
+	}
+	root := filepath.Join(r.s.InstallDir, "modules", pick.Call)
+	dir := filepath.Join(r.s.dir, filepath.FromSlash(rec.Dir))
+	sub, err := filepath.Rel(root, dir)
+	if err != nil || !filepath.IsLocal(sub) && sub != "." {
+		return nil
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil
+	}
+	h1, err := hash.Options{Module: true}.H1Dir(context.Background(), root)
+	if err != nil || (len(ml.Hashes) > 0 && !slices.Contains(ml.Hashes, h1)) {
+		return nil
+	}
+	if ml.Commit != "" {
+		// A git module: the checkout must be at the locked commit when
+		// it says (tofu's keeps its .git; tflock's copy has none).
+		if commit, err := git.CheckoutCommit(root); err == nil && commit != ml.Commit {
+			return nil
+		}
+	}
+	return &moduleFetch{pick: pick, call: mc, entry: cache.Entry{Dir: root, H1: h1, Hashes: []hash.Hash{h1}, Pin: cmp.Or(ml.Digest, ml.Commit)}, hit: true, locked: true, reused: true, sub: filepath.ToSlash(sub)}
 }

@@ -130,6 +130,22 @@ func TestGitModuleCommitKeptAfterTofuRewrite(t *testing.T) {
 	if len(res.Changes) != 1 || res.Changes[0].Kind != lockfile.Rerecorded {
 		t.Errorf("changes %v, want net re-recorded", res.Changes)
 	}
+	// tofu's checkout is kept as it was, .git included: it is what the
+	// lock records (the module h1: leaves .git out).
+	if _, err := os.Stat(filepath.Join(checkout, ".git")); err != nil {
+		t.Errorf("tofu's checkout was replaced: %v", err)
+	}
+	if res.Downloads != 0 {
+		t.Errorf("%d downloads, want 0: the installed module is kept", res.Downloads)
+	}
+	// A warm re-run keeps it too, and changes nothing.
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+	if len(res.Changes) != 0 || res.Downloads != 0 {
+		t.Errorf("re-run: changes %v, %d downloads", res.Changes, res.Downloads)
+	}
+	if _, err := os.Stat(filepath.Join(checkout, ".git")); err != nil {
+		t.Errorf("tofu's checkout was replaced on the re-run: %v", err)
+	}
 	// -upgrade moves to the branch's head.
 	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Upgrade: true})
 	if got := res.Lock.Module("net").Commit; got != head {

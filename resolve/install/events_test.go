@@ -106,21 +106,36 @@ func TestWorldEvents(t *testing.T) {
 		}
 	}
 
-	// Re-init: everything from the cache, nothing looked up or downloaded,
-	// the lock unchanged.
-	before := w.Requests()
-	initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Events: rec})
-	n = kinds(rec.take())
-	if n[source.EventCacheHit] == 0 {
-		t.Errorf("re-init: no cache hit events (%v)", n)
-	}
-	for _, k := range []source.EventKind{source.EventResolving, source.EventFetchStarted, source.EventFetchProgress, source.EventLockChanged} {
-		if n[k] != 0 {
-			t.Errorf("re-init: %d %q events, want none", n[k], k)
+	// Re-init: every package kept as installed, nothing looked up or
+	// downloaded, the lock unchanged; then, with the install gone, every
+	// package from the cache.
+	for _, fresh := range []bool{false, true} {
+		if fresh {
+			if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if got := w.Requests() - before; got != 0 {
-		t.Errorf("re-init made %d requests, want 0", got)
+		before := w.Requests()
+		res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Events: rec})
+		n = kinds(rec.take())
+		if fresh && n[source.EventCacheHit] == 0 {
+			t.Errorf("re-init without an install: no cache hit events (%v)", n)
+		}
+		mods := 0
+		for range res.Lock.Modules() {
+			mods++
+		}
+		if !fresh && (n[source.EventVerified] != len(res.Providers)+mods || n[source.EventCacheHit] != 0) {
+			t.Errorf("re-init with the install: %d verified, %d cache hits, want one verified per package and no cache hit (%v)", n[source.EventVerified], n[source.EventCacheHit], n)
+		}
+		for _, k := range []source.EventKind{source.EventResolving, source.EventFetchStarted, source.EventFetchProgress, source.EventLockChanged} {
+			if n[k] != 0 {
+				t.Errorf("re-init (fresh %v): %d %q events, want none", fresh, n[k], k)
+			}
+		}
+		if got := w.Requests() - before; got != 0 {
+			t.Errorf("re-init (fresh %v) made %d requests, want 0", fresh, got)
+		}
 	}
 }
 

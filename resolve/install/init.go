@@ -203,6 +203,8 @@ type run struct {
 	downloads int
 	warnings  []string
 	installed map[string]hash.Hash // installedMatch's answers: the h1: of each installed package ("" if none)
+	// installedMods are installedModule's answers by call and version.
+	installedMods map[string]*moduleFetch
 }
 
 // tree is a module tree read in place (the root) or from a fetched package.
@@ -223,6 +225,9 @@ type moduleFetch struct {
 	// hashes and commit or digest were checked); else the entry records
 	// what was fetched now.
 	locked bool
+	// reused is true when the module was installed already and matches
+	// the lock: entry.Dir is its installed directory, kept as it is.
+	reused bool
 }
 
 func (r *run) resolveOptions() resolve.Options {
@@ -426,16 +431,22 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *reso
 		want = ml.Hashes
 		pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
 	}
-	e, hit, sub, err := r.fill(ctx, pkg, pick.Call, want)
-	if err != nil {
-		return nil, err
-	}
 	var callSub string
 	switch a := mc.Address.(type) {
 	case address.Registry:
 		callSub = a.Subdir
 	case address.Remote:
 		callSub = a.Subdir
+	}
+	if ml != nil {
+		if mf := r.installedModule(pick, mc, ml); mf != nil {
+			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: installedDetail})
+			return mf, nil
+		}
+	}
+	e, hit, sub, err := r.fill(ctx, pkg, pick.Call, want)
+	if err != nil {
+		return nil, err
 	}
 	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, sub: path.Join(sub, callSub)}, nil
 }
@@ -529,6 +540,10 @@ type providerFetch struct {
 	reused bool
 }
 
+// installedDetail is the EventVerified detail of a package kept as it was
+// installed.
+const installedDetail = "installed already, matches the lock file"
+
 // installedMatch reports whether pkg is installed already in the install
 // directory (by an earlier run, or by tofu or terraform) with contents
 // that match want, the lock file's hashes: such a package is kept as it
@@ -600,6 +615,7 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 				var origin []hash.Record
 				if dir, h1, ok := r.installedMatch(pkg, want); ok {
 					e, hit, reused = cache.Entry{Dir: dir, H1: h1, Hashes: []hash.Hash{h1}}, true, true
+					source.EmitContext(gctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: installedDetail})
 				} else {
 					select {
 					case r.downloadSlots <- struct{}{}:
@@ -876,7 +892,14 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 			if ml.Digest != "" {
 				pin = ml.Digest
 			}
-			if _, ok, err := r.s.Cache.Lookup(ctx, source.ModulePackage{Source: p.Source, Version: ml.Version, Pin: pin}, ml.Hashes); err != nil || !ok {
+			lp := source.ModulePackage{Source: p.Source, Version: ml.Version, Pin: pin}
+			installed := false
+			if mc := r.calls[q.Call]; mc != nil {
+				pick := resolve.ModulePick{Call: q.Call, Package: qp, LockSource: lockSource(q)}
+				pick.Package.Version = ml.Version
+				installed = r.installedModule(pick, mc, ml) != nil
+			}
+			if _, ok, err := r.s.Cache.Lookup(ctx, lp, ml.Hashes); !installed && (err != nil || !ok) {
 				return nil, false
 			}
 			if !slices.Contains(vs, ml.Version) {

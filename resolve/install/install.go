@@ -150,19 +150,6 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 			removeAll(d)
 		}
 	}()
-	stage := func(name string) (string, error) {
-		tmp, err := os.MkdirTemp(r.s.InstallDir, stagingPrefix+name+"-")
-		if err != nil {
-			return "", fmt.Errorf("install: %w", err)
-		}
-		staged = append(staged, stagedDir{name: name, tmp: tmp})
-		// MkdirTemp makes it 0700; tofu's providers and modules
-		// directories are 0755.
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return "", fmt.Errorf("install: %w", err)
-		}
-		return tmp, nil
-	}
 	// Providers are installed package by package, as tofu does: other
 	// packages in the providers directory (other versions, other
 	// platforms, what tofu or terraform installed) are left as they are,
@@ -203,10 +190,15 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 		out = append(out, p)
 	}
 	if r.hasModuleCalls() {
-		mods, err := stage("modules")
+		// Modules are installed call by call, as tofu does: a module
+		// already installed that matches the lock file (by tflock, or tofu's
+		// own checkout with its .git) is kept as it is, and the directories
+		// of other calls are left alone.
+		mods, err := os.MkdirTemp(r.s.InstallDir, stagingPrefix+"modules-")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("install: %w", err)
 		}
+		scratch = append(scratch, mods)
 		keys := make([]string, 0, len(r.fetched))
 		for k := range r.fetched {
 			keys = append(keys, k)
@@ -216,9 +208,13 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			if r.fetched[k].reused {
+				continue
+			}
 			if err := cache.CopyDir(filepath.Join(mods, k), r.fetched[k].entry.Dir); err != nil {
 				return nil, fmt.Errorf("install: module %q: %w", k, err)
 			}
+			staged = append(staged, stagedDir{name: filepath.Join("modules", k), tmp: filepath.Join(mods, k)})
 		}
 		var recs []ManifestRecord
 		for _, m := range r.moduleResults() {
@@ -231,6 +227,7 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 		if err := os.WriteFile(filepath.Join(mods, ManifestFile), b, 0o644); err != nil {
 			return nil, fmt.Errorf("install: %w", err)
 		}
+		staged = append(staged, stagedDir{name: filepath.Join("modules", ManifestFile), tmp: filepath.Join(mods, ManifestFile)})
 	}
 	if err := swap(r.s.InstallDir, staged); err != nil {
 		return nil, err

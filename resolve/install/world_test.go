@@ -209,6 +209,11 @@ func TestWorldMovedGitTag(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+	// A fresh machine: no install (an installed package that matches
+	// the lock file is kept without a download).
+	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
+		t.Fatal(err)
+	}
 	before := snapshot(t, dir)
 	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
 	if err == nil || !strings.Contains(err.Error(), locked) {
