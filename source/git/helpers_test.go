@@ -5,16 +5,26 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tflock/tflock/internal/gittest"
+	"github.com/tflock/tflock/internal/githttp"
 )
 
-// The fixture helpers are gittest's, shared with the tests outside this
-// package.
-var (
-	testEnv   = gittest.Env
-	runGit    = gittest.Run
-	serveHTTP = gittest.ServeHTTP
-)
+// testEnv is the fixtures' git environment, githttp's (shared with the
+// tests outside this package).
+var testEnv = githttp.Env
+
+// runGit runs git for the fixtures (githttp's environment, file:// allowed
+// for submodules) and returns its trimmed output.
+func runGit(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	return githttp.Run(t, dir, append([]string{"-c", "protocol.file.allow=always"}, args...)...)
+}
+
+// serveHTTP serves the repositories under root over smart HTTP and returns
+// their base URL.
+func serveHTTP(t testing.TB, root string) string {
+	t.Helper()
+	return githttp.NewServer(t, root, githttp.Options{}).URL()
+}
 
 // repo is a repository built by a test.
 type repo struct {
