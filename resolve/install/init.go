@@ -39,6 +39,15 @@ import (
 // holds every package by its locked hashes, no source is asked for versions
 // at all.
 //
+// A lock file written before a move from Terraform to OpenTofu holds
+// registry.terraform.io/hashicorp/X where the configuration now means
+// registry.opentofu.org/hashicorp/X: as tofu does, Init keeps the locked
+// version (if the constraints allow it and the registry lists it) under the
+// new address, with the hashes of the new address's packages (the two
+// projects' releases differ byte for byte), drops the old entry once
+// nothing requires it, and warns ([Result.Warnings]). [FlavorTerraform]
+// does not translate.
+//
 // On error nothing is installed: packages are staged in temporary
 // directories and moved into place at the end. With
 // [Options.ProvidersLock], nothing is installed at all.
@@ -87,6 +96,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, err
 	}
+	r.warnTranslated(ctx, sel)
 	res, provs, err := r.lockSelection(ctx, sel, sel.Apply)
 	if err != nil {
 		return nil, err
@@ -234,6 +244,8 @@ func (r *run) resolveOptions() resolve.Options {
 		DevOverrides:     r.s.DevOverrides,
 		DefaultHost:      r.s.DefaultHost,
 		Concurrency:      r.s.Concurrency,
+
+		TranslatePredecessor: r.s.translate,
 	}
 }
 

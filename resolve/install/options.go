@@ -136,6 +136,9 @@ const (
 	FlavorOpenTofu
 	// FlavorTerraform writes Terraform's header ("terraform init") and
 	// reads provider addresses without a host as registry.terraform.io.
+	// Unlike the other flavours, it does not carry the locked versions of
+	// registry.terraform.io/hashicorp providers over to
+	// registry.opentofu.org (see [Init]), as Terraform does not.
 	FlavorTerraform
 )
 
@@ -247,6 +250,10 @@ type settings struct {
 	ownCache  string
 	platforms []source.Platform
 	noDir     bool // no configuration directory (LockProvider, LockModule)
+	// translate carries the locked versions of registry.terraform.io/
+	// hashicorp providers over to registry.opentofu.org, as tofu does:
+	// off only when Terraform's flavour is asked for.
+	translate bool
 }
 
 func (o Options) normalize() (*settings, error) {
@@ -285,6 +292,7 @@ func (o Options) normalize() (*settings, error) {
 		}
 		s.Lock = lf
 	}
+	s.translate = o.Flavor != FlavorTerraform
 	if s.Flavor == FlavorAuto {
 		s.Flavor = FlavorOpenTofu
 		if s.Header == lockfile.HeaderTerraform || s.Lock.Header() == lockfile.HeaderTerraform {
