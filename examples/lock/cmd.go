@@ -157,6 +157,9 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		}
 		opts.Source, opts.DevOverrides, opts.PluginCacheDir = src, overrides, pluginCache
 	}
+	// The local backend's state: the providers its resources use stay
+	// locked after the configuration stops naming them, as in tofu.
+	opts.StateFile = filepath.Join(opts.Dir, "terraform.tfstate")
 	if c.providersLock {
 		out.printf("Locking providers for %s...\n", platformList(opts.Platforms))
 	} else {

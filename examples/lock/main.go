@@ -20,7 +20,9 @@
 // CLI configuration (TF_CLI_CONFIG_FILE, ~/.tofurc, ...), and tofu's flags
 // -upgrade, -lockfile=readonly and -plugin-dir apply. The providers-lock
 // mode records the hashes of every -platform without installing, from the
-// registry or from -fs-mirror / -net-mirror.
+// registry or from -fs-mirror / -net-mirror. The providers that the local
+// state (DIR/terraform.tfstate, if present) still uses stay locked, as in
+// tofu.
 //
 // It prints progress as plain lines, in the same order on every run of the
 // same work (lines of concurrent work are grouped by package), writes

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
@@ -91,6 +92,13 @@ type Options struct {
 	// Requirements are extra requirements, such as the providers a state
 	// still uses ([resolve.StateRequirements]). Default none.
 	Requirements []resolve.Requirement
+	// StateFile is a state file, such as the local backend's
+	// DIR/terraform.tfstate: every provider its resources use stays
+	// required, and locked, after the configuration stops naming it, as
+	// tofu keeps it (see [resolve.ReadStateFile]). A missing file is no
+	// state yet; an unreadable one fails Init with a [*resolve.StateError]
+	// naming it. Default "": no state is read.
+	StateFile string
 	// DefaultHost is the registry host of addresses without one. Default
 	// [resolve.DefaultRegistryHost].
 	DefaultHost string
@@ -282,6 +290,13 @@ func (o Options) normalize() (*settings, error) {
 		s.DownloadConcurrency = max(8, 4*runtime.GOMAXPROCS(0))
 	}
 	s.DownloadConcurrency = min(s.DownloadConcurrency, s.Concurrency)
+	if s.StateFile != "" {
+		reqs, err := readState(s.StateFile)
+		if err != nil {
+			return nil, err
+		}
+		s.Requirements = slices.Concat(s.Requirements, reqs)
+	}
 	if s.Lock == nil {
 		// Leniently, as tofu reads it: a malformed hash is kept (and
 		// warned about) rather than refused, and blocks tflock does not
