@@ -129,6 +129,8 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Platforms:     c.platforms,
 		Events:        out,
 		Flavor:        c.flavor,
+		// Providers a debugger runs already: not installed, not locked.
+		Reattach: os.Getenv("TF_REATTACH_PROVIDERS"),
 	}
 	if c.cacheDir != "" {
 		ch, err := cache.Open(c.cacheDir, cache.Options{Events: out})

@@ -21,7 +21,8 @@
 // -upgrade, -lockfile=readonly and -plugin-dir apply. The providers-lock
 // mode records the hashes of every -platform without installing, from the
 // registry or from -fs-mirror / -net-mirror. The providers that the local
-// state (DIR/terraform.tfstate, if present) still uses stay locked, as in
+// state (DIR/terraform.tfstate, if present) still uses stay locked, and
+// those TF_REATTACH_PROVIDERS names are neither installed nor locked, as in
 // tofu.
 //
 // It prints progress as plain lines, in the same order on every run of the

@@ -42,3 +42,32 @@ func TestStateFileProviders(t *testing.T) {
 		t.Error("a failed run changed the lock file")
 	}
 }
+
+// A provider named in TF_REATTACH_PROVIDERS is neither installed nor
+// locked.
+func TestReattachedProvider(t *testing.T) {
+	mirrorDir, h1s := packedMirror(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "main.tf"), toolConfig)
+	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(dir, "none.tfrc"))
+	args := providersLockArgs("-cache-dir", t.TempDir(), "-fs-mirror", mirrorDir, dir)
+
+	t.Setenv("TF_REATTACH_PROVIDERS", `{"example.test/acme/tool": {"Protocol": "grpc", "ProtocolVersion": 6, "Pid": 7, "Test": true, "Addr": {"Network": "unix", "String": "/tmp/plugin7"}}}`)
+	out, code := runLock(t, args...)
+	if code != 0 || !strings.Contains(out, "Nothing to lock") || !strings.Contains(out, "- Selected example.test/acme/tool (unmanaged)\n") {
+		t.Fatalf("reattached: exit %d\n%s", code, out)
+	}
+
+	t.Setenv("TF_REATTACH_PROVIDERS", "")
+	out, code = runLock(t, args...)
+	if code != 0 {
+		t.Fatalf("not reattached: exit %d\n%s", code, out)
+	}
+	checkToolLock(t, dir, h1s, out)
+
+	t.Setenv("TF_REATTACH_PROVIDERS", `["example.test/acme/tool"]`)
+	out, code = runLock(t, args...)
+	if code != 1 || !strings.Contains(out, "Error: invalid TF_REATTACH_PROVIDERS: ") {
+		t.Errorf("invalid value: exit %d\n%s", code, out)
+	}
+}

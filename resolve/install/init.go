@@ -242,6 +242,7 @@ func (r *run) resolveOptions() resolve.Options {
 		UpgradeProviders: r.s.UpgradeProviders,
 		UpgradeModules:   r.s.UpgradeModules,
 		DevOverrides:     r.s.DevOverrides,
+		Reattach:         r.s.Reattach,
 		DefaultHost:      r.s.DefaultHost,
 		Concurrency:      r.s.Concurrency,
 

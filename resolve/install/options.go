@@ -89,6 +89,14 @@ type Options struct {
 	// DevOverrides are providers served from local directories: never
 	// looked up, installed or locked.
 	DevOverrides []tfaddr.Provider
+	// Reattach is the value of TF_REATTACH_PROVIDERS (Init does not read
+	// the environment): a JSON object keyed by provider address, without
+	// a host meaning DefaultHost's. As in tofu, those providers are
+	// running already and unmanaged: never looked up, fetched or
+	// installed, and their lock entries are left as they are. An invalid
+	// value fails Init with a [*resolve.ReattachError] before anything is
+	// read. Default "": none.
+	Reattach string
 	// Requirements are extra requirements, such as the providers a state
 	// still uses ([resolve.StateRequirements]). Default none.
 	Requirements []resolve.Requirement
@@ -325,6 +333,11 @@ func (o Options) normalize() (*settings, error) {
 			// header keeps the host addresses are read with, as tofu
 			// reads them (its entries keep their own hosts).
 			s.DefaultHost = TerraformRegistryHost
+		}
+	}
+	if s.Reattach != "" {
+		if _, err := resolve.ParseReattach(s.Reattach, s.DefaultHost); err != nil {
+			return nil, err
 		}
 	}
 	if s.Cache == nil {
