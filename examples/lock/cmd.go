@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -263,7 +264,7 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	}))
 	d.Registry = reg
 	d.Git = git.NewSource(git.Options{UserConfig: true, Warn: warn, Events: out})
-	d.OCI = oci.NewSource(oci.Options{ConfigFiles: oci.DefaultConfigFiles(os.Getenv, runtime.GOOS), Events: out})
+	d.OCI = oci.NewSource(ociOptions(out))
 	var overrides []tfaddr.Provider
 	pluginCache := cfg.PluginCacheDir
 	switch {
@@ -283,7 +284,14 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 		d.Providers = n
 	default:
 		inst, diags := cfg.Sources(ctx, cliconfig.SourceOptions{
-			Direct:  func(*cliconfig.Config) (source.Source, error) { return reg, nil },
+			Direct: func(*cliconfig.Config) (source.Source, error) { return reg, nil },
+			// An oci_mirror block: provider packages from an OCI
+			// registry, with the same credentials as OCI modules.
+			OCI: func(tpl string, _ *cliconfig.Config) (source.Source, error) {
+				o := ociOptions(out)
+				o.ProviderRepository = cliconfig.OCIRepositoryFunc(tpl)
+				return oci.NewSource(o), nil
+			},
 			Implied: mirror.CurrentImpliedDirsEnv(),
 		})
 		if diags.HasErrors() {
@@ -300,6 +308,20 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	}
 	return d, overrides, pluginCache, nil
 }
+
+// ociOptions are the options of the OCI sources (modules and oci_mirror
+// blocks): credentials from the files tofu reads.
+func ociOptions(out *printer) oci.Options {
+	o := oci.Options{ConfigFiles: oci.DefaultConfigFiles(os.Getenv, runtime.GOOS), Events: out}
+	if ociTestClient != nil {
+		o.HTTPClient, o.PlainHTTP = ociTestClient, true
+	}
+	return o
+}
+
+// ociTestClient, when set, is the HTTP client of the OCI sources, which
+// then speak plain HTTP. Tests set it to reach their in-process registry.
+var ociTestClient *http.Client
 
 // netMirrorClient is the HTTP client of -net-mirror; nil means the
 // mirror package's default. Tests set it to trust their server.

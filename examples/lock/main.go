@@ -17,7 +17,8 @@
 // the sample.
 //
 // With DIR it works on that configuration like tofu: sources come from the
-// CLI configuration (TF_CLI_CONFIG_FILE, ~/.tofurc, ...), and tofu's flags
+// CLI configuration (TF_CLI_CONFIG_FILE, ~/.tofurc, ...; every
+// provider_installation method, oci_mirror included), and tofu's flags
 // -upgrade, -lockfile=readonly and -plugin-dir apply. The providers-lock
 // mode records the hashes of every -platform without installing, from the
 // registry or from -fs-mirror / -net-mirror. The providers that the local
