@@ -97,6 +97,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r.warnTranslated(ctx, sel)
+	if err := r.checkFetched(sel); err != nil {
+		return nil, err
+	}
 	res, provs, err := r.lockSelection(ctx, sel, sel.Apply)
 	if err != nil {
 		return nil, err
@@ -243,6 +246,7 @@ func (r *run) resolveOptions() resolve.Options {
 		UpgradeModules:   r.s.UpgradeModules,
 		DevOverrides:     r.s.DevOverrides,
 		Reattach:         r.s.Reattach,
+		UnifyModules:     r.s.UnifyModules,
 		DefaultHost:      r.s.DefaultHost,
 		Concurrency:      r.s.Concurrency,
 
@@ -336,7 +340,7 @@ func (r *run) walk(ctx context.Context) error {
 		}
 		var reqs []resolve.Requirement
 		for _, q := range r.requirements() {
-			if _, ok := q.Package.(source.ModulePackage); ok && want[q.Call] != nil {
+			if _, ok := q.Package.(source.ModulePackage); ok && (want[q.Call] != nil || r.s.UnifyModules) {
 				reqs = append(reqs, q)
 			}
 		}

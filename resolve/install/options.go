@@ -77,6 +77,13 @@ type Options struct {
 	// UpgradeModules ignores the locked versions of these module calls and
 	// of the calls nested in them.
 	UpgradeModules []string
+	// UnifyModules makes every call of the same module source share one
+	// version, chosen against the constraints of all of them, as the
+	// lock file of the module-locking RFC (one entry per source) needs:
+	// constraints that cannot be met together fail Init with a
+	// [*resolve.ConflictError] naming each call's file and line. Default
+	// false: each call is resolved on its own constraint, as tofu does.
+	UnifyModules bool
 	// ReadOnly refuses to change the dependency selections (tofu's
 	// -lockfile=readonly): Init fails with a [*LockChangedError] if a
 	// version, constraint or pin would change, and only warns when hashes
