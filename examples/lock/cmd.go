@@ -68,7 +68,7 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 	if d, err := os.UserCacheDir(); err == nil {
 		defCache = filepath.Join(d, "tflock")
 	}
-	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory")
+	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory (git clones and tag lists in its git/ subdirectory)")
 	flavor := fs.String("flavor", "", `write the lock file as "opentofu" or "terraform" does (header, hashes, default registry host); default: as the existing lock file was written`)
 	var plats, plugins listFlag
 	if c.providersLock {
@@ -263,7 +263,13 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 		Events: out,
 	}))
 	d.Registry = reg
-	d.Git = git.NewSource(git.Options{UserConfig: true, Warn: warn, Events: out})
+	gopts := git.Options{UserConfig: true, Warn: warn, Events: out}
+	if c.cacheDir != "" {
+		// Clones and tag lists, so that a locked version whose tag was
+		// deleted upstream still installs (with a warning).
+		gopts.CacheDir = filepath.Join(c.cacheDir, "git")
+	}
+	d.Git = git.NewSource(gopts)
 	d.OCI = oci.NewSource(ociOptions(out))
 	var overrides []tfaddr.Provider
 	pluginCache := cfg.PluginCacheDir

@@ -24,7 +24,8 @@
 // registry or from -fs-mirror / -net-mirror. The providers that the local
 // state (DIR/terraform.tfstate, if present) still uses stay locked, and
 // those TF_REATTACH_PROVIDERS names are neither installed nor locked, as in
-// tofu.
+// tofu. Git clones and tag lists are kept under -cache-dir, so that a
+// locked version whose tag was deleted upstream still installs.
 //
 // It prints progress as plain lines, in the same order on every run of the
 // same work (lines of concurrent work are grouped by package), writes
