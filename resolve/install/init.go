@@ -40,8 +40,9 @@ import (
 // at all.
 //
 // A lock file written before a move from Terraform to OpenTofu holds
-// registry.terraform.io/hashicorp/X where the configuration now means
-// registry.opentofu.org/hashicorp/X: as tofu does, Init keeps the locked
+// hashicorp/X of Terraform's registry ([TerraformRegistryHost]) where the
+// configuration now means hashicorp/X of OpenTofu's
+// ([resolve.DefaultRegistryHost]): as tofu does, Init keeps the locked
 // version (if the constraints allow it and the registry lists it) under the
 // new address, with the hashes of the new address's packages (the two
 // projects' releases differ byte for byte), drops the old entry once

@@ -160,8 +160,8 @@ const (
 	// FlavorTerraform writes Terraform's header ("terraform init") and
 	// reads provider addresses without a host as registry.terraform.io.
 	// Unlike the other flavours, it does not carry the locked versions of
-	// registry.terraform.io/hashicorp providers over to
-	// registry.opentofu.org (see [Init]), as Terraform does not.
+	// the hashicorp providers of Terraform's registry over to OpenTofu's
+	// (see [Init]), as Terraform does not.
 	FlavorTerraform
 )
 
@@ -273,9 +273,9 @@ type settings struct {
 	ownCache  string
 	platforms []source.Platform
 	noDir     bool // no configuration directory (LockProvider, LockModule)
-	// translate carries the locked versions of registry.terraform.io/
-	// hashicorp providers over to registry.opentofu.org, as tofu does:
-	// off only when Terraform's flavour is asked for.
+	// translate carries the locked versions of the hashicorp providers of
+	// Terraform's registry over to OpenTofu's, as tofu does: off only when
+	// Terraform's flavour is asked for.
 	translate bool
 }
 

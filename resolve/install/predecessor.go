@@ -11,7 +11,8 @@ import (
 
 // warnTranslated warns, as tofu does, about the providers whose version
 // the selection carried over from their predecessor's lock entry
-// (registry.terraform.io/hashicorp/X to registry.opentofu.org/hashicorp/X).
+// (hashicorp/X of Terraform's registry to hashicorp/X of OpenTofu's; see
+// [resolve.Predecessor]).
 func (r *run) warnTranslated(ctx context.Context, sel *resolve.Selection) {
 	var lines []string
 	for _, p := range sel.Providers {
