@@ -38,6 +38,7 @@ type command struct {
 	upgrade       bool
 	readOnly      bool
 	explain       bool
+	unifyModules  bool
 	cacheDir      string
 	pluginDirs    []string
 	providersLock bool
@@ -64,6 +65,7 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 	fs.StringVar(&c.work, "work", filepath.Join(os.TempDir(), "tflock-lock-demo"), "work copy of the sample configuration (when no DIR is given)")
 	fs.BoolVar(&c.reset, "reset", false, "start the work copy again from the sample")
 	fs.BoolVar(&c.explain, "explain", false, "explain each version selection")
+	fs.BoolVar(&c.unifyModules, "unify-modules", false, "give every call of the same module source one version (the module-locking RFC's lock file)")
 	defCache := ""
 	if d, err := os.UserCacheDir(); err == nil {
 		defCache = filepath.Join(d, "tflock")
@@ -130,6 +132,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Platforms:     c.platforms,
 		Events:        out,
 		Flavor:        c.flavor,
+		UnifyModules:  c.unifyModules,
 		// Providers a debugger runs already: not installed, not locked.
 		Reattach: os.Getenv("TF_REATTACH_PROVIDERS"),
 	}

@@ -80,3 +80,63 @@ func TestDeletedGitTag(t *testing.T) {
 		t.Errorf("net installed %q, want the locked commit's", b)
 	}
 }
+
+// -unify-modules: two calls of one git repository, in two files, share a
+// version; constraints that cannot be met together are reported with both
+// files and lines.
+func TestUnifyModules(t *testing.T) {
+	if err := installtest.HaveGit(); err != nil {
+		t.Skip(err)
+	}
+	repoDir := filepath.Join(t.TempDir(), "net.git")
+	git := func(args ...string) {
+		t.Helper()
+		if _, err := installtest.Git(context.Background(), repoDir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(repoDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	for _, v := range []string{"1.0.0", "1.1.0"} {
+		writeFile(t, filepath.Join(repoDir, "main.tf"), "# "+v+"\n")
+		git("add", "-A")
+		git("commit", "-q", "-m", v)
+		git("tag", "v"+v)
+	}
+	src := "git::file://" + filepath.ToSlash(repoDir)
+	call := func(name, version string) string {
+		return "module \"" + name + "\" {\n  source  = \"" + src + "\"\n  version = \"" + version + "\"\n}\n"
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "main.tf"), call("a", ">= 1.0.0"))
+	writeFile(t, filepath.Join(dir, "b.tf"), "\n"+call("b", "< 1.1.0"))
+	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(dir, "none.tfrc"))
+	t.Setenv("HOME", t.TempDir())
+	cacheDir := t.TempDir()
+	out, code := runLock(t, "-cache-dir", cacheDir, "-unify-modules", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	lf, err := lockfile.ParseFile(filepath.Join(dir, ".terraform.lock.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"a", "b"} {
+		if m := lf.Module(c); m == nil || m.Version.String() != "1.0.0" {
+			t.Errorf("%s = %+v, want the shared 1.0.0\n%s", c, m, out)
+		}
+	}
+
+	writeFile(t, filepath.Join(dir, "main.tf"), call("a", ">= 1.1.0"))
+	out, code = runLock(t, "-cache-dir", cacheDir, "-unify-modules", dir)
+	for _, want := range []string{
+		"root module (" + filepath.Join(dir, "main.tf") + ":3) requires >= 1.1.0",
+		"root module (" + filepath.Join(dir, "b.tf") + ":4) requires < 1.1.0",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("conflict: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+}

@@ -26,6 +26,8 @@
 // those TF_REATTACH_PROVIDERS names are neither installed nor locked, as in
 // tofu. Git clones and tag lists are kept under -cache-dir, so that a
 // locked version whose tag was deleted upstream still installs.
+// -unify-modules gives every call of the same module source one version,
+// and reports constraints in conflict with each call's file and line.
 //
 // It prints progress as plain lines, in the same order on every run of the
 // same work (lines of concurrent work are grouped by package), writes
