@@ -260,11 +260,15 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	d := &install.Dispatch{}
 	// The CLI configuration's host blocks and tokens (TF_TOKEN_ variables
 	// first, then credentials blocks), as tofu reads them.
-	reg := registry.NewSource(cfg.RegistryOptions(registry.Options{
+	ropts := registry.Options{
 		Remote: d,
 		Warn:   warn,
 		Events: out,
-	}))
+	}
+	if registryTestClient != nil {
+		ropts.HTTPClient = registryTestClient
+	}
+	reg := registry.NewSource(cfg.RegistryOptions(ropts))
 	d.Registry = reg
 	gopts := git.Options{UserConfig: true, Warn: warn, Events: out}
 	if c.cacheDir != "" {
@@ -327,6 +331,10 @@ func ociOptions(out *printer) oci.Options {
 	}
 	return o
 }
+
+// registryTestClient, when set, is the HTTP client of the registry
+// source. Tests set it to reach their in-process registry by its names.
+var registryTestClient *http.Client
 
 // ociTestClient, when set, is the HTTP client of the OCI sources, which
 // then speak plain HTTP. Tests set it to reach their in-process registry.
