@@ -470,7 +470,7 @@ func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]list
 		return pick, nil
 	}
 	if !upgrade && !ok && opts.TranslatePredecessor {
-		if pred, isPred := predecessor(addr); isPred {
+		if pred, isPred := Predecessor(addr); isPred {
 			if v, ok := lock.providers[pred]; ok && allows(v) && slices.Contains(vs, v) {
 				pick.Version, pick.Reason, pick.Locked = v, Translated, v
 				return pick, nil
@@ -497,9 +497,11 @@ const builtinTerraform = "terraform"
 // provider.
 var unspecified = versions.MustParse("0.0.0")
 
-// predecessor returns registry.terraform.io/hashicorp/X for
-// registry.opentofu.org/hashicorp/X.
-func predecessor(addr tfaddr.Provider) (tfaddr.Provider, bool) {
+// Predecessor returns registry.terraform.io/hashicorp/X for
+// registry.opentofu.org/hashicorp/X, the address whose lock entry
+// [Options.TranslatePredecessor] carries over; false for any other
+// address.
+func Predecessor(addr tfaddr.Provider) (tfaddr.Provider, bool) {
 	if addr.Hostname.ForDisplay() != DefaultRegistryHost || addr.Namespace != "hashicorp" {
 		return tfaddr.Provider{}, false
 	}

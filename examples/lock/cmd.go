@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,6 +38,7 @@ type command struct {
 	upgrade       bool
 	readOnly      bool
 	explain       bool
+	unifyModules  bool
 	cacheDir      string
 	pluginDirs    []string
 	providersLock bool
@@ -63,11 +65,12 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 	fs.StringVar(&c.work, "work", filepath.Join(os.TempDir(), "tflock-lock-demo"), "work copy of the sample configuration (when no DIR is given)")
 	fs.BoolVar(&c.reset, "reset", false, "start the work copy again from the sample")
 	fs.BoolVar(&c.explain, "explain", false, "explain each version selection")
+	fs.BoolVar(&c.unifyModules, "unify-modules", false, "give every call of the same module source one version (the module-locking RFC's lock file)")
 	defCache := ""
 	if d, err := os.UserCacheDir(); err == nil {
 		defCache = filepath.Join(d, "tflock")
 	}
-	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory")
+	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory (git clones and tag lists in its git/ subdirectory)")
 	flavor := fs.String("flavor", "", `write the lock file as "opentofu" or "terraform" does (header, hashes, default registry host); default: as the existing lock file was written`)
 	var plats, plugins listFlag
 	if c.providersLock {
@@ -129,6 +132,9 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Platforms:     c.platforms,
 		Events:        out,
 		Flavor:        c.flavor,
+		UnifyModules:  c.unifyModules,
+		// Providers a debugger runs already: not installed, not locked.
+		Reattach: os.Getenv("TF_REATTACH_PROVIDERS"),
 	}
 	if c.cacheDir != "" {
 		ch, err := cache.Open(c.cacheDir, cache.Options{Events: out})
@@ -157,6 +163,9 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		}
 		opts.Source, opts.DevOverrides, opts.PluginCacheDir = src, overrides, pluginCache
 	}
+	// The local backend's state: the providers its resources use stay
+	// locked after the configuration stops naming them, as in tofu.
+	opts.StateFile = filepath.Join(opts.Dir, "terraform.tfstate")
 	if c.providersLock {
 		out.printf("Locking providers for %s...\n", platformList(opts.Platforms))
 	} else {
@@ -251,14 +260,24 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	d := &install.Dispatch{}
 	// The CLI configuration's host blocks and tokens (TF_TOKEN_ variables
 	// first, then credentials blocks), as tofu reads them.
-	reg := registry.NewSource(cfg.RegistryOptions(registry.Options{
+	ropts := registry.Options{
 		Remote: d,
 		Warn:   warn,
 		Events: out,
-	}))
+	}
+	if registryTestClient != nil {
+		ropts.HTTPClient = registryTestClient
+	}
+	reg := registry.NewSource(cfg.RegistryOptions(ropts))
 	d.Registry = reg
-	d.Git = git.NewSource(git.Options{UserConfig: true, Warn: warn, Events: out})
-	d.OCI = oci.NewSource(oci.Options{ConfigFiles: oci.DefaultConfigFiles(os.Getenv, runtime.GOOS), Events: out})
+	gopts := git.Options{UserConfig: true, Warn: warn, Events: out}
+	if c.cacheDir != "" {
+		// Clones and tag lists, so that a locked version whose tag was
+		// deleted upstream still installs (with a warning).
+		gopts.CacheDir = filepath.Join(c.cacheDir, "git")
+	}
+	d.Git = git.NewSource(gopts)
+	d.OCI = oci.NewSource(ociOptions(out))
 	var overrides []tfaddr.Provider
 	pluginCache := cfg.PluginCacheDir
 	switch {
@@ -278,7 +297,14 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 		d.Providers = n
 	default:
 		inst, diags := cfg.Sources(ctx, cliconfig.SourceOptions{
-			Direct:  func(*cliconfig.Config) (source.Source, error) { return reg, nil },
+			Direct: func(*cliconfig.Config) (source.Source, error) { return reg, nil },
+			// An oci_mirror block: provider packages from an OCI
+			// registry, with the same credentials as OCI modules.
+			OCI: func(tpl string, _ *cliconfig.Config) (source.Source, error) {
+				o := ociOptions(out)
+				o.ProviderRepository = cliconfig.OCIRepositoryFunc(tpl)
+				return oci.NewSource(o), nil
+			},
 			Implied: mirror.CurrentImpliedDirsEnv(),
 		})
 		if diags.HasErrors() {
@@ -295,6 +321,24 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	}
 	return d, overrides, pluginCache, nil
 }
+
+// ociOptions are the options of the OCI sources (modules and oci_mirror
+// blocks): credentials from the files tofu reads.
+func ociOptions(out *printer) oci.Options {
+	o := oci.Options{ConfigFiles: oci.DefaultConfigFiles(os.Getenv, runtime.GOOS), Events: out}
+	if ociTestClient != nil {
+		o.HTTPClient, o.PlainHTTP = ociTestClient, true
+	}
+	return o
+}
+
+// registryTestClient, when set, is the HTTP client of the registry
+// source. Tests set it to reach their in-process registry by its names.
+var registryTestClient *http.Client
+
+// ociTestClient, when set, is the HTTP client of the OCI sources, which
+// then speak plain HTTP. Tests set it to reach their in-process registry.
+var ociTestClient *http.Client
 
 // netMirrorClient is the HTTP client of -net-mirror; nil means the
 // mirror package's default. Tests set it to trust their server.

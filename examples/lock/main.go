@@ -17,10 +17,17 @@
 // the sample.
 //
 // With DIR it works on that configuration like tofu: sources come from the
-// CLI configuration (TF_CLI_CONFIG_FILE, ~/.tofurc, ...), and tofu's flags
+// CLI configuration (TF_CLI_CONFIG_FILE, ~/.tofurc, ...; every
+// provider_installation method, oci_mirror included), and tofu's flags
 // -upgrade, -lockfile=readonly and -plugin-dir apply. The providers-lock
 // mode records the hashes of every -platform without installing, from the
-// registry or from -fs-mirror / -net-mirror.
+// registry or from -fs-mirror / -net-mirror. The providers that the local
+// state (DIR/terraform.tfstate, if present) still uses stay locked, and
+// those TF_REATTACH_PROVIDERS names are neither installed nor locked, as in
+// tofu. Git clones and tag lists are kept under -cache-dir, so that a
+// locked version whose tag was deleted upstream still installs.
+// -unify-modules gives every call of the same module source one version,
+// and reports constraints in conflict with each call's file and line.
 //
 // It prints progress as plain lines, in the same order on every run of the
 // same work (lines of concurrent work are grouped by package), writes

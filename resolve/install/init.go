@@ -39,6 +39,16 @@ import (
 // holds every package by its locked hashes, no source is asked for versions
 // at all.
 //
+// A lock file written before a move from Terraform to OpenTofu holds
+// hashicorp/X of Terraform's registry ([TerraformRegistryHost]) where the
+// configuration now means hashicorp/X of OpenTofu's
+// ([resolve.DefaultRegistryHost]): as tofu does, Init keeps the locked
+// version (if the constraints allow it and the registry lists it) under the
+// new address, with the hashes of the new address's packages (the two
+// projects' releases differ byte for byte), drops the old entry once
+// nothing requires it, and warns ([Result.Warnings]). [FlavorTerraform]
+// does not translate.
+//
 // On error nothing is installed: packages are staged in temporary
 // directories and moved into place at the end. With
 // [Options.ProvidersLock], nothing is installed at all.
@@ -85,6 +95,10 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 				return nil, r.legacyHint(p.Addr, err)
 			}
 		}
+		return nil, err
+	}
+	r.warnTranslated(ctx, sel)
+	if err := r.checkFetched(sel); err != nil {
 		return nil, err
 	}
 	res, provs, err := r.lockSelection(ctx, sel, sel.Apply)
@@ -237,8 +251,12 @@ func (r *run) resolveOptions() resolve.Options {
 		UpgradeProviders: r.s.UpgradeProviders,
 		UpgradeModules:   r.s.UpgradeModules,
 		DevOverrides:     r.s.DevOverrides,
+		Reattach:         r.s.Reattach,
+		UnifyModules:     r.s.UnifyModules,
 		DefaultHost:      r.s.DefaultHost,
 		Concurrency:      r.s.Concurrency,
+
+		TranslatePredecessor: r.s.translate,
 	}
 }
 
@@ -328,7 +346,7 @@ func (r *run) walk(ctx context.Context) error {
 		}
 		var reqs []resolve.Requirement
 		for _, q := range r.requirements() {
-			if _, ok := q.Package.(source.ModulePackage); ok && want[q.Call] != nil {
+			if _, ok := q.Package.(source.ModulePackage); ok && (want[q.Call] != nil || r.s.UnifyModules) {
 				reqs = append(reqs, q)
 			}
 		}

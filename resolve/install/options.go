@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
@@ -76,6 +77,13 @@ type Options struct {
 	// UpgradeModules ignores the locked versions of these module calls and
 	// of the calls nested in them.
 	UpgradeModules []string
+	// UnifyModules makes every call of the same module source share one
+	// version, chosen against the constraints of all of them, as the
+	// lock file of the module-locking RFC (one entry per source) needs:
+	// constraints that cannot be met together fail Init with a
+	// [*resolve.ConflictError] naming each call's file and line. Default
+	// false: each call is resolved on its own constraint, as tofu does.
+	UnifyModules bool
 	// ReadOnly refuses to change the dependency selections (tofu's
 	// -lockfile=readonly): Init fails with a [*LockChangedError] if a
 	// version, constraint or pin would change, and only warns when hashes
@@ -88,9 +96,24 @@ type Options struct {
 	// DevOverrides are providers served from local directories: never
 	// looked up, installed or locked.
 	DevOverrides []tfaddr.Provider
+	// Reattach is the value of TF_REATTACH_PROVIDERS (Init does not read
+	// the environment): a JSON object keyed by provider address, without
+	// a host meaning DefaultHost's. As in tofu, those providers are
+	// running already and unmanaged: never looked up, fetched or
+	// installed, and their lock entries are left as they are. An invalid
+	// value fails Init with a [*resolve.ReattachError] before anything is
+	// read. Default "": none.
+	Reattach string
 	// Requirements are extra requirements, such as the providers a state
 	// still uses ([resolve.StateRequirements]). Default none.
 	Requirements []resolve.Requirement
+	// StateFile is a state file, such as the local backend's
+	// DIR/terraform.tfstate: every provider its resources use stays
+	// required, and locked, after the configuration stops naming it, as
+	// tofu keeps it (see [resolve.ReadStateFile]). A missing file is no
+	// state yet; an unreadable one fails Init with a [*resolve.StateError]
+	// naming it. Default "": no state is read.
+	StateFile string
 	// DefaultHost is the registry host of addresses without one. Default
 	// [resolve.DefaultRegistryHost].
 	DefaultHost string
@@ -136,6 +159,9 @@ const (
 	FlavorOpenTofu
 	// FlavorTerraform writes Terraform's header ("terraform init") and
 	// reads provider addresses without a host as registry.terraform.io.
+	// Unlike the other flavours, it does not carry the locked versions of
+	// the hashicorp providers of Terraform's registry over to OpenTofu's
+	// (see [Init]), as Terraform does not.
 	FlavorTerraform
 )
 
@@ -247,6 +273,10 @@ type settings struct {
 	ownCache  string
 	platforms []source.Platform
 	noDir     bool // no configuration directory (LockProvider, LockModule)
+	// translate carries the locked versions of the hashicorp providers of
+	// Terraform's registry over to OpenTofu's, as tofu does: off only when
+	// Terraform's flavour is asked for.
+	translate bool
 }
 
 func (o Options) normalize() (*settings, error) {
@@ -275,6 +305,13 @@ func (o Options) normalize() (*settings, error) {
 		s.DownloadConcurrency = max(8, 4*runtime.GOMAXPROCS(0))
 	}
 	s.DownloadConcurrency = min(s.DownloadConcurrency, s.Concurrency)
+	if s.StateFile != "" {
+		reqs, err := readState(s.StateFile)
+		if err != nil {
+			return nil, err
+		}
+		s.Requirements = slices.Concat(s.Requirements, reqs)
+	}
 	if s.Lock == nil {
 		// Leniently, as tofu reads it: a malformed hash is kept (and
 		// warned about) rather than refused, and blocks tflock does not
@@ -285,6 +322,7 @@ func (o Options) normalize() (*settings, error) {
 		}
 		s.Lock = lf
 	}
+	s.translate = o.Flavor != FlavorTerraform
 	if s.Flavor == FlavorAuto {
 		s.Flavor = FlavorOpenTofu
 		if s.Header == lockfile.HeaderTerraform || s.Lock.Header() == lockfile.HeaderTerraform {
@@ -302,6 +340,11 @@ func (o Options) normalize() (*settings, error) {
 			// header keeps the host addresses are read with, as tofu
 			// reads them (its entries keep their own hosts).
 			s.DefaultHost = TerraformRegistryHost
+		}
+	}
+	if s.Reattach != "" {
+		if _, err := resolve.ParseReattach(s.Reattach, s.DefaultHost); err != nil {
+			return nil, err
 		}
 	}
 	if s.Cache == nil {

@@ -1,6 +1,7 @@
 package cliconfig
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -99,4 +100,16 @@ func (m Method) OCIRepository(addr tfaddr.Provider) (string, error) {
 		return "", fmt.Errorf("repository_template %q does not produce a string", m.Location)
 	}
 	return v.AsString(), nil
+}
+
+// OCIRepositoryFunc returns, for the repository_template that
+// [SourceOptions.OCI] is given, the function that maps a provider address
+// to its repository ("host/repository"): the value of
+// [github.com/tflock/tflock/source/oci.Options.ProviderRepository] for an
+// oci_mirror block. See [Method.OCIRepository].
+func OCIRepositoryFunc(repositoryTemplate string) func(ctx context.Context, addr tfaddr.Provider) (string, error) {
+	m := Method{Kind: OCIMirror, Location: repositoryTemplate}
+	return func(_ context.Context, addr tfaddr.Provider) (string, error) {
+		return m.OCIRepository(addr)
+	}
 }
