@@ -1,0 +1,68 @@
+package tflock_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportRules enforces the import rules of ARCHITECTURE.md on the
+// non-test imports of every package of the module.
+func TestImportRules(t *testing.T) {
+	const mod = "github.com/tflock/tflock/"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	concrete := []string{"source/registry", "source/git", "source/oci", "source/mirror", "source/cache", "source/cliconfig", "source/providercache"}
+	isConcrete := func(p string) bool {
+		for _, c := range concrete {
+			if p == c {
+				return true
+			}
+		}
+		return false
+	}
+	// Who may import a concrete source, besides resolve/install, examples
+	// and the interop suite.
+	mayImport := map[string][]string{
+		"source/cliconfig":             {"source/registry", "source/mirror", "source/oci"},
+		"source/providercache":         {"source/mirror"},
+		"source/git/gittest":           {"source/git"},
+		"source/oci/ocitest":           {"source/oci"},
+		"source/registry/registrytest": {"source/registry"},
+		"resolve/install/installtest":  {"source/registry", "source/git", "source/oci"},
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 20 {
+		t.Fatalf("implausible package list: %q", lines)
+	}
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], mod)
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, mod) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, mod)
+			top := strings.SplitN(pkg, "/", 2)[0]
+			switch {
+			case (top == "source" || pkg == "hash" || pkg == "lockfile") && (dep == "resolve" || strings.HasPrefix(dep, "resolve/install")):
+				t.Errorf("%s imports %s: nothing below the solver may import it", pkg, dep)
+			case pkg == "resolve" && isConcrete(dep):
+				t.Errorf("resolve imports %s: the solver sees sources through the source interfaces only", dep)
+			case isConcrete(dep) && !(pkg == "resolve/install" || top == "examples" || pkg == "internal/interop" || contains(mayImport[pkg], dep)):
+				t.Errorf("%s imports the concrete source %s: only resolve/install and programs put sources together", pkg, dep)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
