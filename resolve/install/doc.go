@@ -93,16 +93,30 @@
 // in its own process), about 37 times faster than one request after
 // another.
 //
-// When the lock file and the cache agree (every locked version still
-// satisfies its constraints and the cache holds the locked package by its
-// locked hashes) no source is asked for versions and nothing is downloaded:
-// unlike OpenTofu (opentofu/opentofu#3508), a warm re-init contacts no
-// registry.
+// When the lock file and the cache (or the install) agree (every locked
+// version still satisfies its constraints and the cache or the install
+// directory holds the locked package by its locked hashes) no source is
+// asked for versions and nothing is downloaded: unlike OpenTofu
+// (opentofu/opentofu#3508), a warm re-init contacts no registry.
+//
+// # Living beside tofu and terraform
+//
+// Providers are installed package by package and modules call by call, as
+// tofu does: a package already installed (by an earlier run, or by tofu or
+// terraform) whose h1: matches the lock file is kept in place, neither
+// fetched nor copied ([ProviderResult.Reused]; a git checkout keeps its
+// .git), and nothing else in the install directory is deleted (other
+// versions, other platforms, calls that are gone, tofu's own files), as
+// tofu 1.12 leaves them. A module call the lock file does not mention but
+// the previous install's modules.json does (a tofu rewrite dropped its
+// block) keeps the installed version or commit and is reported as
+// [lockfile.Rerecorded]. The lock file keeps its flavour ([Flavor]).
 //
 // Failures leave everything as it was: packages are fetched into the cache
-// and staged in a temporary directory inside the install directory, then
-// moved into place at the end; the lock file is not written by Init at all
-// ([WriteLock] writes it atomically). A package that matches none of the
+// and staged in temporary directories inside the install directory, then
+// moved into place at the end, under a lock that one install holds (the
+// next run sweeps what a killed one left); the lock file is not written by
+// Init at all ([WriteLock] writes it atomically). A package that matches none of the
 // recorded hashes fails the run with a [*ChecksumError], which wraps
 // [source.ErrChecksumMismatch] and a [*hash.MismatchError].
 //
