@@ -41,6 +41,8 @@ func TestSampleDemo(t *testing.T) {
 		// Progress: Init's events and the sources' bytes done/total.
 		"- Finding versions of registry.example.test/acme/cloud...",
 		"- Selected registry.example.test/acme/cloud v1.0.0 (locked)",
+		// The OCI call's source says "?tag=1.0.0", and so does its line.
+		"- Selected oci://oci.example.test/modules/storage?tag=1.0.0 (pinned)",
 		"- Downloading registry.example.test/acme/cloud v1.0.0 (" + source.CurrentPlatform.String() + ")...",
 		"bytes (100%)",
 		"- Verified registry.example.test/acme/cloud v1.0.0 (" + source.CurrentPlatform.String() + "): checksum signed by key ",
