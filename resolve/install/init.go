@@ -792,9 +792,10 @@ func (r *run) askedPlatform(plats []string) bool {
 // runLister lists versions for Resolve: from the lock file and the cache
 // when they agree (no source is contacted), else from the memoized source.
 type runLister struct {
-	r  *run
-	mu sync.Mutex
-	n  int64
+	r    *run
+	mu   sync.Mutex
+	n    int64
+	seen map[string]bool // source.FamilyKey of each package listed
 }
 
 func (l *runLister) count() int64 {
@@ -808,10 +809,9 @@ func (l *runLister) Versions(ctx context.Context, pkg source.Package) ([]source.
 	if av, ok := l.r.fromLock(ctx, pkg); ok {
 		return av, nil
 	}
-	source.EmitContext(ctx, l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
-	l.mu.Lock()
-	l.n++
-	l.mu.Unlock()
+	if l.first(pkg) {
+		source.EmitContext(ctx, l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
+	}
 	return l.r.memo.Versions(ctx, pkg)
 }
 
