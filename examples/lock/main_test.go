@@ -99,10 +99,31 @@ func TestSampleDemo(t *testing.T) {
 		"registry.example.test/acme/dns: upgraded 2.0.0 to 2.1.0",
 		`module "network": upgraded 1.0.0 to 1.1.0`,
 		`module "vpc": upgraded 1.0.0 to 1.1.0`,
+		"- Selected registry.example.test/acme/cloud v1.1.0 (upgraded from 1.0.0)",
+		"- Selected registry.example.test/acme/vpc/cloud 1.1.0 (upgraded from 1.0.0)",
+		"4 version lists fetched,",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("upgrade output lacks %q:\n%s", want, out)
 		}
+	}
+	// Upgrading again finds nothing newer, and says so: it said
+	// "(upgraded)" of the versions it kept.
+	out, code = runLock(t, append(common, "-upgrade")...)
+	if code != 0 {
+		t.Fatalf("second upgrade run: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"- Selected registry.example.test/acme/cloud v1.1.0 (already the newest)",
+		"- Selected registry.example.test/acme/vpc/cloud 1.1.0 (already the newest)",
+		"No changes to ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("second upgrade output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "(upgraded") {
+		t.Errorf("second upgrade output says upgraded:\n%s", out)
 	}
 
 	// providers-lock for two more platforms adds their h1: hashes.

@@ -45,7 +45,7 @@ import (
 //
 // Init reports its progress to [Options.Events]: EventResolving when it
 // asks a source for a package's versions, EventVersionChosen for each pick
-// (Detail: the reason), EventFetchStarted and EventFetchDone around each
+// (Detail: why, in a few words: the pick's Brief), EventFetchStarted and EventFetchDone around each
 // download, EventCacheHit (from the cache, when it is opened with the same
 // handler) for each package found in the cache, EventVerified (Detail:
 // "matches the lock file", "checksum signed by key ..." or "trusted on
@@ -138,7 +138,7 @@ func newRun(s *settings) *run {
 // policy of Init and of [LockProvider] and [LockModule].
 func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply func(*lockfile.File)) (*Result, []ProviderResult, error) {
 	for _, p := range sel.Providers {
-		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Brief()})
 	}
 	next := r.prev.Clone()
 	next.SetHeader(r.s.Header)
@@ -496,7 +496,7 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 // its h1: and its commit or digest, replacing what the entry held.
 func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) {
 	for _, pick := range sel.Modules {
-		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Brief()})
 		mf := r.fetched[pick.Call]
 		ml := next.Module(pick.Call)
 		if mf == nil || ml == nil {
