@@ -174,6 +174,11 @@ func TestRealDirPluginDir(t *testing.T) {
 	if !strings.Contains(out, "OpenTofu has created a lock file .terraform.lock.hcl") {
 		t.Errorf("output lacks the created note:\n%s", out)
 	}
+	// The plugin directory vouches for no checksum: tofu's warning
+	// (OpenTofu v1.12.6 internal/command/init.go:973 and :1332).
+	if want := "Warning: Incomplete lock file information for providers: Due to your customized provider installation methods, OpenTofu was forced to calculate lock file checksums locally for the following providers:\n  - example.test/acme/tool\n\nThe current .terraform.lock.hcl file only includes checksums for " + plat + ", so OpenTofu"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
 	exe := filepath.Join(dir, ".terraform", "providers", "example.test", "acme", "tool", "1.2.0", plat, "terraform-provider-tool_v1.2.0")
 	if _, err := os.Stat(exe); err != nil {
 		t.Errorf("provider not installed: %v", err)

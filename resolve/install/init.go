@@ -99,6 +99,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, warnings...)
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
+	if w := r.incompleteWarning(); w != "" && len(res.Changes) > 0 && !s.ProvidersLock {
+		res.Warnings = append(res.Warnings, w)
+	}
 	r.emitChanges(ctx, res)
 	res.Modules = r.moduleResults()
 	if s.ProvidersLock {
@@ -203,6 +206,9 @@ type run struct {
 	downloads int
 	warnings  []string
 	installed map[string]hash.Hash // installedMatch's answers: the h1: of each installed package ("" if none)
+	// lockUpdates are the hashes of each provider fetched for install,
+	// for the incomplete lock warning (see incompleteWarning).
+	lockUpdates map[tfaddr.Provider]*lockUpdate
 }
 
 // tree is a module tree read in place (the root) or from a fetched package.
@@ -633,11 +639,16 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 				// an init records no h1: it did not compute itself, even
 				// when the registry reports other platforms' h1: in its
 				// "packages" field: "providers lock" records those.
+				signed := false
 				for _, rec := range origin {
 					if rec.Hash.Scheme() == hash.SchemeH1 {
 						continue
 					}
 					record(p.Addr, rec.Hash)
+					signed = signed || vouchedByOrigin(rec)
+				}
+				if !reused && (!hit || len(want) == 0) {
+					r.noteLockUpdate(p.Addr, e.Hashes, want, signed)
 				}
 				mu.Lock()
 				fetched = append(fetched, providerFetch{pkg: pkg, entry: e, hit: hit, reused: reused})
