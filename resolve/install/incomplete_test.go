@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tflock/tflock/resolve/install"
-	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
 )
 
@@ -82,14 +81,7 @@ func TestIncompleteLockWarning(t *testing.T) {
 // A registry whose signed SHA256SUMS give every platform's zh: completes
 // the lock file: no warning.
 func TestNoIncompleteLockWarningFromRegistry(t *testing.T) {
-	if err := installtest.HaveGit(); err != nil {
-		t.Skip(err)
-	}
-	w, err := installtest.Start(context.Background(), installtest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := startWorld(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": worldConfig})
 	res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCacheIn(t.TempDir())})

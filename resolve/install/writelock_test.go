@@ -65,20 +65,17 @@ func TestWriteLockNoteSpeaksOfModules(t *testing.T) {
 			t.Errorf("after adding a provider, note:\n%s\nwant:\n%s", got, want)
 		}
 	})
-	t.Run("providers only", func(t *testing.T) {
-		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"main.tf": providersOnly})
-		want := "OpenTofu has created a lock file .terraform.lock.hcl to record the provider" + createdTail
-		if got := run(t, dir); got != want {
-			t.Errorf("note:\n%s\nwant:\n%s", got, want)
-		}
-	})
-	t.Run("both", func(t *testing.T) {
-		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"main.tf": modulesOnly + providersOnly})
-		want := "OpenTofu has created a lock file .terraform.lock.hcl to record the provider and module" + createdTail
-		if got := run(t, dir); got != want {
-			t.Errorf("note:\n%s\nwant:\n%s", got, want)
-		}
-	})
+	for _, tc := range []struct{ name, config, what string }{
+		{"providers only", providersOnly, "provider"},
+		{"both", modulesOnly + providersOnly, "provider and module"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"main.tf": tc.config})
+			want := "OpenTofu has created a lock file .terraform.lock.hcl to record the " + tc.what + createdTail
+			if got := run(t, dir); got != want {
+				t.Errorf("note:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
 }
