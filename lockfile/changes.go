@@ -344,27 +344,45 @@ func mergedModuleKeys(a, b *File) []string {
 }
 
 // Summary returns a report of changes for people: one line per change
-// ([Change.String]), then a note asking to review and commit the lock file,
-// worded like the one OpenTofu prints after "tofu init" changes it ("...
-// has made some changes to the provider dependency selections recorded in
-// the .terraform.lock.hcl file. Review those changes and commit them ...").
-// It returns "" for no changes.
+// ([Change.String]), then a note asking to review and commit the lock file.
+// When only providers changed, the note is the one OpenTofu prints after
+// "tofu init" changes the file, word for word; when modules changed, it
+// names them. It returns "" for no changes.
 func Summary(changes []Change) string {
 	if len(changes) == 0 {
 		return ""
 	}
 	var b strings.Builder
+	providers, modules := false, false
 	for _, c := range changes {
 		b.WriteString("- ")
 		b.WriteString(c.String())
 		b.WriteString("\n")
+		if c.Module != "" {
+			modules = true
+		} else {
+			providers = true
+		}
 	}
-	// The last two lines are OpenTofu's, word for word; the first does not
-	// name a program, and speaks of modules as well as providers.
-	b.WriteString("\nSome changes were made to the dependency selections recorded\n" +
-		"in the .terraform.lock.hcl file. Review those changes and commit them to your\n" +
-		"version control system if they represent changes you intended to make.\n")
+	b.WriteString("\n")
+	b.WriteString(changedNote(providers, modules))
 	return b.String()
+}
+
+// changedNote is the request to review and commit a changed lock file.
+// For providers alone it is OpenTofu 1.12.6's text
+// (internal/command/views/init.go, InitHuman.LockFileChanged) with its
+// line breaks; otherwise it says which kinds of selections changed.
+func changedNote(providers, modules bool) string {
+	const rest = "in the .terraform.lock.hcl file. Review those changes and commit them to your\n" +
+		"version control system if they represent changes you intended to make.\n"
+	switch {
+	case modules && providers:
+		return "OpenTofu has made some changes to the provider and module dependency selections\nrecorded " + rest
+	case modules:
+		return "OpenTofu has made some changes to the module dependency selections recorded\n" + rest
+	}
+	return "OpenTofu has made some changes to the provider dependency selections recorded\n" + rest
 }
 
 // Equal reports whether two files lock the same providers and modules with

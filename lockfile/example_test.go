@@ -104,8 +104,8 @@ provider "registry.opentofu.org/hashicorp/null" {
 	// - registry.opentofu.org/hashicorp/null: upgraded 3.2.0 to 3.2.1
 	// - module "vpc": added 1.0.0
 	//
-	// Some changes were made to the dependency selections recorded
-	// in the .terraform.lock.hcl file. Review those changes and commit them to your
+	// OpenTofu has made some changes to the provider and module dependency selections
+	// recorded in the .terraform.lock.hcl file. Review those changes and commit them to your
 	// version control system if they represent changes you intended to make.
 }
 

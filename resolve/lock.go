@@ -3,7 +3,6 @@ package resolve
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
@@ -57,13 +56,12 @@ func ModuleLockApplies(ml *lockfile.ModuleLock, pkg source.ModulePackage, lockSo
 // holds ":", an OCI digest always does.
 func WrittenPin(pkg source.ModulePackage) lockfile.ModulePin {
 	var w lockfile.ModulePin
-	switch {
-	case pkg.Ref == "":
-	case !strings.HasPrefix(pkg.Source, "oci://"):
+	switch pkg.RefArgument() {
+	case "ref":
 		w.Ref = pkg.Ref
-	case strings.Contains(pkg.Ref, ":"):
+	case "digest":
 		w.Digest = pkg.Ref
-	default:
+	case "tag":
 		w.Tag = pkg.Ref
 	}
 	return w

@@ -102,9 +102,9 @@ const defaultConcurrency = 64
 // ([*LockedUnavailableError]) before anything is fetched. It returns every problem it finds, joined
 // (errors.Join); match them with errors.As.
 func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts Options) (*Selection, error) {
-	unmanaged := map[tfaddr.Provider]bool{}
+	unmanaged, overridden := map[tfaddr.Provider]bool{}, map[tfaddr.Provider]bool{}
 	for _, p := range opts.DevOverrides {
-		unmanaged[p] = true
+		unmanaged[p], overridden[p] = true, true
 	}
 	if opts.Reattach != "" {
 		host := cmp.Or(opts.DefaultHost, DefaultRegistryHost)
@@ -113,7 +113,9 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 			return nil, err
 		}
 		for _, p := range ps {
-			unmanaged[p] = true
+			// A reattached provider takes precedence over a dev
+			// override, as in OpenTofu.
+			unmanaged[p], overridden[p] = true, false
 		}
 	}
 	lock := viewLock(opts.Lock)
@@ -221,6 +223,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 			errs = append(errs, err)
 			continue
 		}
+		pick.DevOverride = pick.Reason == Unmanaged && overridden[addr]
 		sel.Providers = append(sel.Providers, pick)
 	}
 

@@ -65,6 +65,9 @@ type ProviderPick struct {
 	// Requirements are all requirements on this provider, sorted by origin.
 	Requirements []Requirement
 	Reason       Reason
+	// DevOverride is true for an Unmanaged provider that a dev override
+	// of the CLI configuration names (and that is not reattached too).
+	DevOverride bool
 	// Locked is the version the lock file held before (for Translated, the
 	// predecessor's), or zero.
 	Locked versions.Version
@@ -143,6 +146,39 @@ func (s *Selection) Explain(w io.Writer) error {
 	return err
 }
 
+// Brief says why the provider was picked in a word or a few, for a
+// progress line such as "- Selected hashicorp/aws v5.1.0 (locked)": the
+// reason's word, except that an upgrade says what it did to the locked
+// version ("upgraded from 5.0.0", "downgraded from 5.2.0", "already the
+// newest"; "newest" when nothing was locked), and a dev override says
+// "dev override" (an unmanaged, reattached provider "unmanaged").
+func (p *ProviderPick) Brief() string {
+	if p.Reason == Unmanaged && p.DevOverride {
+		return "dev override"
+	}
+	return briefReason(p.Reason, p.Version, p.Locked)
+}
+
+// Brief says why the module was picked, like [ProviderPick.Brief].
+func (p *ModulePick) Brief() string {
+	return briefReason(p.Reason, p.Package.Version, p.Locked)
+}
+
+func briefReason(r Reason, v, locked versions.Version) string {
+	if r != Upgraded || v.IsZero() {
+		return r.String()
+	}
+	switch {
+	case locked.IsZero():
+		return Newest.String()
+	case locked == v:
+		return "already the newest"
+	case locked.LessThan(v):
+		return "upgraded from " + locked.String()
+	}
+	return "downgraded from " + locked.String()
+}
+
 // Explain describes the pick: a first line "ADDR VERSION: why", then one
 // line per requirement.
 func (p *ProviderPick) Explain() string {
@@ -152,7 +188,11 @@ func (p *ProviderPick) Explain() string {
 		fmt.Fprintf(&b, " %s", p.Version)
 	}
 	b.WriteString(": ")
-	b.WriteString(explainReason(p.Reason, p.Version, p.Locked, p.Constraints, p.Available))
+	if p.Reason == Unmanaged && p.DevOverride {
+		b.WriteString("dev override in the CLI configuration; not looked up, lock entry left as it is")
+	} else {
+		b.WriteString(explainReason(p.Reason, p.Version, p.Locked, p.Constraints, p.Available))
+	}
 	b.WriteString("\n")
 	writeRequirements(&b, p.Requirements)
 	return b.String()
@@ -197,7 +237,7 @@ func explainReason(r Reason, v, locked versions.Version, c versions.Constraints,
 	case Builtin:
 		return "built-in provider; not looked up, not locked"
 	case Unmanaged:
-		return "dev override or unmanaged provider; not looked up, lock entry left as it is"
+		return "unmanaged provider (TF_REATTACH_PROVIDERS); not looked up, lock entry left as it is"
 	case Pinned:
 		return "pinned by its source address; no version to resolve"
 	}

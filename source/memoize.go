@@ -46,8 +46,11 @@ var (
 	_ ChecksumReporter = (*memoChecksums)(nil)
 )
 
-// familyKey identifies the package family Versions is about.
-func familyKey(pkg Package) string {
+// FamilyKey identifies the package family a version listing is about: a
+// provider address, whatever the version and platform, or a module
+// source, whatever the version and ref. [Memoize] remembers versions by it;
+// a caller counting the listings a run asks for counts one per key.
+func FamilyKey(pkg Package) string {
 	switch p := pkg.(type) {
 	case ProviderPackage:
 		return "p " + display.Provider(p.Addr)
@@ -60,7 +63,7 @@ func familyKey(pkg Package) string {
 func (m *memo) String() string { return displayName(m.src) }
 
 func (m *memo) Versions(ctx context.Context, pkg Package) ([]Available, error) {
-	list, err := m.versions.do(ctx, familyKey(pkg), func() ([]Available, error) {
+	list, err := m.versions.do(ctx, FamilyKey(pkg), func() ([]Available, error) {
 		return m.src.Versions(ctx, pkg)
 	})
 	if err != nil {
@@ -81,7 +84,7 @@ func (m *memo) Fetch(ctx context.Context, pkg Package, dir string) (*Fetched, er
 }
 
 func (m *memoChecksums) Checksums(ctx context.Context, pkg Package) ([]hash.Record, error) {
-	recs, err := m.checksums.do(ctx, familyKey(pkg)+" "+pkg.String(), func() ([]hash.Record, error) {
+	recs, err := m.checksums.do(ctx, FamilyKey(pkg)+" "+pkg.String(), func() ([]hash.Record, error) {
 		return m.cr.Checksums(ctx, pkg)
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"strings"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
@@ -96,10 +97,34 @@ func (m ModulePackage) String() string {
 	return m.Source
 }
 
-// ForDisplay is String with the credentials the address may carry
-// (user information of its URL, a git "sshkey" argument) replaced by
+// ForDisplay is String with the argument that pins the package named as
+// the source address writes it ("?tag=" or "?digest=" for an OCI module,
+// see [ModulePackage.RefArgument]) and the credentials the address may
+// carry (user information of its URL, a git "sshkey" argument) replaced by
 // "REDACTED".
-func (m ModulePackage) ForDisplay() string { return display.Redact(m.String()) }
+func (m ModulePackage) ForDisplay() string {
+	s := m.String()
+	if m.Version.IsZero() && m.Ref != "" {
+		s = fmt.Sprintf("%s?%s=%s", m.Source, m.RefArgument(), m.Ref)
+	}
+	return display.Redact(s)
+}
+
+// RefArgument names the source address argument Ref stands for: "ref"
+// for a git module; for an OCI module ("oci://..."), "digest" when Ref
+// holds a ":" (every digest does, no tag can), "tag" otherwise. It
+// returns "" when Ref is empty.
+func (m ModulePackage) RefArgument() string {
+	switch {
+	case m.Ref == "":
+		return ""
+	case !strings.HasPrefix(m.Source, "oci://"):
+		return "ref"
+	case strings.Contains(m.Ref, ":"):
+		return "digest"
+	}
+	return "tag"
+}
 
 // redacted returns pkg with the credentials of a module address replaced
 // by "REDACTED", so that both its String and its ForDisplay are fit for a

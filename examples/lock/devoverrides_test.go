@@ -35,6 +35,11 @@ func TestDevOverridesWarnAndStayUnlocked(t *testing.T) {
 	if !strings.Contains(out, "Provider development overrides are in effect") || !strings.Contains(out, devDir) {
 		t.Errorf("no dev-override warning naming the directory:\n%s", out)
 	}
+	// Its progress line calls it what the CLI configuration made it; it
+	// said "(unmanaged)", tofu's word for a reattached provider.
+	if want := "- Selected example.test/acme/tool (dev override)\n"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
 	b, err := os.ReadFile(filepath.Join(dir, ".terraform.lock.hcl"))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)

@@ -41,6 +41,8 @@ func TestSampleDemo(t *testing.T) {
 		// Progress: Init's events and the sources' bytes done/total.
 		"- Finding versions of registry.example.test/acme/cloud...",
 		"- Selected registry.example.test/acme/cloud v1.0.0 (locked)",
+		// The OCI call's source says "?tag=1.0.0", and so does its line.
+		"- Selected oci://oci.example.test/modules/storage?tag=1.0.0 (pinned)",
 		"- Downloading registry.example.test/acme/cloud v1.0.0 (" + source.CurrentPlatform.String() + ")...",
 		"bytes (100%)",
 		"- Verified registry.example.test/acme/cloud v1.0.0 (" + source.CurrentPlatform.String() + "): checksum signed by key ",
@@ -97,10 +99,31 @@ func TestSampleDemo(t *testing.T) {
 		"registry.example.test/acme/dns: upgraded 2.0.0 to 2.1.0",
 		`module "network": upgraded 1.0.0 to 1.1.0`,
 		`module "vpc": upgraded 1.0.0 to 1.1.0`,
+		"- Selected registry.example.test/acme/cloud v1.1.0 (upgraded from 1.0.0)",
+		"- Selected registry.example.test/acme/vpc/cloud 1.1.0 (upgraded from 1.0.0)",
+		"4 version lists fetched,",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("upgrade output lacks %q:\n%s", want, out)
 		}
+	}
+	// Upgrading again finds nothing newer, and says so: it said
+	// "(upgraded)" of the versions it kept.
+	out, code = runLock(t, append(common, "-upgrade")...)
+	if code != 0 {
+		t.Fatalf("second upgrade run: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"- Selected registry.example.test/acme/cloud v1.1.0 (already the newest)",
+		"- Selected registry.example.test/acme/vpc/cloud 1.1.0 (already the newest)",
+		"No changes to ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("second upgrade output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "(upgraded") {
+		t.Errorf("second upgrade output says upgraded:\n%s", out)
 	}
 
 	// providers-lock for two more platforms adds their h1: hashes.
@@ -150,6 +173,11 @@ func TestRealDirPluginDir(t *testing.T) {
 	}
 	if !strings.Contains(out, "OpenTofu has created a lock file .terraform.lock.hcl") {
 		t.Errorf("output lacks the created note:\n%s", out)
+	}
+	// The plugin directory vouches for no checksum: tofu's warning
+	// (OpenTofu v1.12.6 internal/command/init.go:973 and :1332).
+	if want := "Warning: Incomplete lock file information for providers: Due to your customized provider installation methods, OpenTofu was forced to calculate lock file checksums locally for the following providers:\n  - example.test/acme/tool\n\nThe current .terraform.lock.hcl file only includes checksums for " + plat + ", so OpenTofu"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 	exe := filepath.Join(dir, ".terraform", "providers", "example.test", "acme", "tool", "1.2.0", plat, "terraform-provider-tool_v1.2.0")
 	if _, err := os.Stat(exe); err != nil {

@@ -81,6 +81,15 @@
 // makes them; [WriteLock] writes no file when there is none and nothing
 // to lock, as tofu.
 //
+// Messages: [WriteLock]'s note and [lockfile.Summary] are OpenTofu's text
+// word for word when only providers are recorded or changed, and name
+// modules when modules are. When a changed lock file records, for some
+// provider, only the checksums computed here (no registry signed or
+// reported one: a filesystem mirror, a plugin directory), [Result.Warnings]
+// holds OpenTofu's "Incomplete lock file information for providers"
+// warning ([IncompleteLockWarningSummary]). [Result.Listed] and the
+// EventResolving events count each package listed once.
+//
 // Lookups (version lists, checksums, module fetches) mostly wait on the
 // network and run up to [Options.Concurrency] at once (default 64);
 // provider package downloads, which also extract and hash, are bounded

@@ -55,7 +55,7 @@ import (
 //
 // Init reports its progress to [Options.Events]: EventResolving when it
 // asks a source for a package's versions, EventVersionChosen for each pick
-// (Detail: the reason), EventFetchStarted and EventFetchDone around each
+// (Detail: why, in a few words: the pick's Brief), EventFetchStarted and EventFetchDone around each
 // download, EventCacheHit (from the cache, when it is opened with the same
 // handler) for each package found in the cache, EventVerified (Detail:
 // "matches the lock file", "checksum signed by key ..." or "trusted on
@@ -113,6 +113,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, warnings...)
 		res.Lock, res.Changes = r.prev.Clone(), nil
 	}
+	if w := r.incompleteWarning(); w != "" && len(res.Changes) > 0 && !s.ProvidersLock {
+		res.Warnings = append(res.Warnings, w)
+	}
 	r.emitChanges(ctx, res)
 	res.Modules = r.moduleResults()
 	if s.ProvidersLock {
@@ -152,7 +155,7 @@ func newRun(s *settings) *run {
 // policy of Init and of [LockProvider] and [LockModule].
 func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply func(*lockfile.File)) (*Result, []ProviderResult, error) {
 	for _, p := range sel.Providers {
-		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Reason.String()})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Brief()})
 	}
 	next := r.prev.Clone()
 	next.SetHeader(r.s.Header)
@@ -219,6 +222,9 @@ type run struct {
 	installed map[string]hash.Hash // installedMatch's answers: the h1: of each installed package ("" if none)
 	// installedMods are installedModule's answers by call and version.
 	installedMods map[string]*moduleFetch
+	// lockUpdates are the hashes of each provider fetched for install,
+	// for the incomplete lock warning (see incompleteWarning).
+	lockUpdates map[tfaddr.Provider]*lockUpdate
 }
 
 // tree is a module tree read in place (the root) or from a fetched package.
@@ -525,7 +531,7 @@ func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, w
 // its h1: and its commit or digest, replacing what the entry held.
 func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) {
 	for _, pick := range sel.Modules {
-		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Reason.String()})
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Brief()})
 		mf := r.fetched[pick.Call]
 		ml := next.Module(pick.Call)
 		if mf == nil || ml == nil {
@@ -667,11 +673,16 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 				// an init records no h1: it did not compute itself, even
 				// when the registry reports other platforms' h1: in its
 				// "packages" field: "providers lock" records those.
+				signed := false
 				for _, rec := range origin {
 					if rec.Hash.Scheme() == hash.SchemeH1 {
 						continue
 					}
 					record(p.Addr, rec.Hash)
+					signed = signed || vouchedByOrigin(rec)
+				}
+				if !reused && (!hit || len(want) == 0) {
+					r.noteLockUpdate(p.Addr, e.Hashes, want, signed)
 				}
 				mu.Lock()
 				fetched = append(fetched, providerFetch{pkg: pkg, entry: e, hit: hit, reused: reused})
@@ -826,9 +837,10 @@ func (r *run) askedPlatform(plats []string) bool {
 // runLister lists versions for Resolve: from the lock file and the cache
 // when they agree (no source is contacted), else from the memoized source.
 type runLister struct {
-	r  *run
-	mu sync.Mutex
-	n  int64
+	r    *run
+	mu   sync.Mutex
+	n    int64
+	seen map[string]bool // source.FamilyKey of each package listed
 }
 
 func (l *runLister) count() int64 {
@@ -842,10 +854,9 @@ func (l *runLister) Versions(ctx context.Context, pkg source.Package) ([]source.
 	if av, ok := l.r.fromLock(ctx, pkg); ok {
 		return av, nil
 	}
-	source.EmitContext(ctx, l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
-	l.mu.Lock()
-	l.n++
-	l.mu.Unlock()
+	if l.first(pkg) {
+		source.EmitContext(ctx, l.r.s.Events, source.Event{Kind: source.EventResolving, Package: pkg})
+	}
 	return l.r.memo.Versions(ctx, pkg)
 }
 

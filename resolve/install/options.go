@@ -247,9 +247,10 @@ type Result struct {
 	Providers []ProviderResult
 	// Modules are the modules of the tree, sorted by key.
 	Modules []ModuleResult
-	// Listed is how many package version lists were asked of the sources;
-	// 0 when the lock file and the cache agreed and no registry was
-	// contacted for versions.
+	// Listed is how many package version lists were asked of the sources,
+	// one per provider or module package ([source.FamilyKey]) however many
+	// calls or steps needed it; 0 when the lock file and the cache agreed
+	// and no registry was contacted for versions.
 	Listed int
 	// Downloads is how many packages were fetched from a source rather than
 	// found in the cache.

@@ -31,13 +31,25 @@ func WriteLock(path string, r *Result) (string, error) {
 		return "", err
 	}
 	if !existed {
-		return createdNote(filepath.Base(path)), nil
+		return createdNote(filepath.Base(path), r.Lock), nil
 	}
 	return lockfile.Summary(r.Changes), nil
 }
 
-func createdNote(name string) string {
-	return "OpenTofu has created a lock file " + name + " to record the provider\n" +
+// createdNote is the note for a lock file that did not exist. For a file
+// that locks providers alone it is OpenTofu 1.12.6's text
+// (internal/command/views/init.go, InitHuman.LockFileCreated) with its line
+// breaks; a file that locks modules says so.
+func createdNote(name string, lf *lockfile.File) string {
+	what := "provider"
+	if modulesAdopted(lf) {
+		what = "module"
+		for range lf.Providers() {
+			what = "provider and module"
+			break
+		}
+	}
+	return "OpenTofu has created a lock file " + name + " to record the " + what + "\n" +
 		"selections it made above. Include this file in your version control repository\n" +
 		"so that OpenTofu can guarantee to make the same selections by default when\n" +
 		"you run \"tofu init\" in the future.\n"
