@@ -183,7 +183,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	}
 	lock := opts.Lock
 	if lock == nil {
-		lf, err := lockfile.ParseFile(filepath.Join(opts.Dir, LockFileName))
+		lf, err := readLockFile(opts.Dir)
 		if err != nil {
 			return nil, err
 		}

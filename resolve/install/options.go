@@ -314,10 +314,7 @@ func (o Options) normalize() (*settings, error) {
 		s.Requirements = slices.Concat(s.Requirements, reqs)
 	}
 	if s.Lock == nil {
-		// Leniently, as tofu reads it: a malformed hash is kept (and
-		// warned about) rather than refused, and blocks tflock does not
-		// know are kept rather than dropped.
-		lf, err := lockfile.ParseOptions{Lenient: true}.ParseFile(filepath.Join(s.Dir, LockFileName))
+		lf, err := readLockFile(s.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -381,4 +378,13 @@ func removeAll(dir string) {
 		return nil
 	})
 	_ = os.RemoveAll(dir)
+}
+
+// readLockFile reads DIR/.terraform.lock.hcl as Init and Check read it:
+// leniently, as tofu reads it (a malformed hash is kept and warned about
+// rather than refused, and blocks tflock does not know are kept rather
+// than dropped), so that the two never disagree on one file. A missing
+// file is an empty lock file.
+func readLockFile(dir string) (*lockfile.File, error) {
+	return lockfile.ParseOptions{Lenient: true}.ParseFile(filepath.Join(dir, LockFileName))
 }
