@@ -1,0 +1,359 @@
+package resolve_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/tflock/tflock/resolve"
+)
+
+// earlyMain is a root module whose module call's source and version
+// come from variables.
+const earlyMain = `variable "base" {
+  type    = string
+  default = "defaultns"
+}
+
+variable "v" {
+  default = "~> 1.0"
+}
+
+module "vpc" {
+  source  = "${var.base}/vpc/aws"
+  version = var.v
+}
+`
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// noEnv is an environment with nothing in it.
+func noEnv(string) (string, bool) { return "", false }
+
+func envOf(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+// readEarly reads dir as a root module and returns its requirement lines,
+// failing on any error.
+func readEarly(t *testing.T, dir string, vars resolve.Variables) []string {
+	t.Helper()
+	m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{Variables: vars})
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics: %s", diags)
+	}
+	lines := reqLines(m.Requirements)
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(l, dir+string(filepath.Separator), "")
+	}
+	return lines
+}
+
+func wantVPC(ns, constraint string) string {
+	return `root module (main.tf:12) requires module "vpc" (registry.opentofu.org/` + ns + `/vpc/aws) ` + constraint
+}
+
+// TestEarlyEvalPrecedence gives var.base and var.v values from each kind
+// of input, one after the other in one directory, each overriding the
+// ones before it as in OpenTofu: defaults < TF_VAR_* < terraform.tfvars
+// < terraform.tfvars.json < *.auto.tfvars(.json) in lexical order <
+// -var-file and -var in command-line order.
+func TestEarlyEvalPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": earlyMain})
+	env := map[string]string{}
+	vars := resolve.Variables{LookupEnv: envOf(env)}
+	step := func(name, want string) {
+		t.Helper()
+		got := readEarly(t, dir, vars)
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: requirements %q, want %q", name, got, want)
+		}
+	}
+	step("defaults", wantVPC("defaultns", "~> 1.0"))
+
+	env["TF_VAR_base"] = "envns"
+	env["TF_VAR_v"] = "~> 1.1"
+	step("environment", wantVPC("envns", "~> 1.1"))
+
+	writeFiles(t, dir, map[string]string{"terraform.tfvars": "base = \"tfvarsns\"\n"})
+	step("terraform.tfvars", wantVPC("tfvarsns", "~> 1.1"))
+
+	writeFiles(t, dir, map[string]string{"terraform.tfvars.json": `{"base": "jsonns", "v": "~> 1.2"}`})
+	step("terraform.tfvars.json", wantVPC("jsonns", "~> 1.2"))
+
+	writeFiles(t, dir, map[string]string{
+		"b.auto.tfvars":      "base = \"bns\"\n",
+		"a.auto.tfvars.json": `{"base": "ans", "v": "~> 1.3"}`,
+	})
+	step("*.auto.tfvars in lexical order", wantVPC("bns", "~> 1.3"))
+
+	writeFiles(t, dir, map[string]string{"envs/prod.tfvars": "base = \"filens\"\nv = \"~> 1.4\"\n"})
+	vars.Args = []resolve.VarArg{{Var: "base=clins"}, {File: "envs/prod.tfvars"}}
+	step("-var then -var-file", wantVPC("filens", "~> 1.4"))
+
+	vars.Args = []resolve.VarArg{{File: "envs/prod.tfvars"}, {Var: "base=clins"}}
+	step("-var-file then -var", wantVPC("clins", "~> 1.4"))
+
+	// An absolute -var-file path is read as given; a file not named
+	// .tfvars that starts with "{" is JSON.
+	abs := filepath.Join(t.TempDir(), "vars")
+	writeFiles(t, filepath.Dir(abs), map[string]string{"vars": `{"v": "2.0.0"}`})
+	vars.Args = append(vars.Args, resolve.VarArg{File: abs})
+	step("absolute JSON -var-file", wantVPC("clins", "2.0.0"))
+}
+
+// TestEarlyEvalLocalsAndFunctions: a local built from a variable and
+// functions, and a list variable given by -var as an HCL expression.
+func TestEarlyEvalLocalsAndFunctions(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"main.tf": `module "vpc" {
+  source  = "${local.ns}/${var.parts[0]}/aws"
+  version = format("~> %d.%d", local.major, 2)
+}
+`,
+		"locals.tf": `locals {
+  ns    = lower(format("%s-%s", var.org, "Team"))
+  major = max(1, 3)
+}
+
+variable "org" {}
+
+variable "parts" {
+  type = list(string)
+}
+`,
+	})
+	vars := resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{
+		{Var: "org=Acme"},
+		{Var: `parts=["vpc", "x"]`},
+	}}
+	got := readEarly(t, dir, vars)
+	want := `root module (main.tf:3) requires module "vpc" (registry.opentofu.org/acme-team/vpc/aws) ~> 3.2`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("requirements %q, want %q", got, want)
+	}
+	m, _ := resolve.ReadModule(dir, "", resolve.ReadOptions{Variables: vars})
+	if s := m.Calls[0].Source; s != "acme-team/vpc/aws" {
+		t.Errorf("Source = %q, want the evaluated acme-team/vpc/aws", s)
+	}
+}
+
+// TestEarlyEvalErrors: values not known early, and references that are
+// not allowed, are diagnostics naming the call, the variable and the
+// line; the call gets no requirement (never one for the literal text).
+func TestEarlyEvalErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		src       string
+		args      []resolve.VarArg
+		summary   string
+		line      int
+		inDetail  []string
+		extraFile map[string]string
+	}{
+		{
+			name: "required variable without a value",
+			src: `variable "base" {}
+
+module "vpc" {
+  source = "${var.base}/vpc/aws"
+}
+`,
+			summary:  "No value for required variable",
+			line:     4,
+			inDetail: []string{`module "vpc"`, "var.base", "TF_VAR_base", "main.tf:1"},
+		},
+		{
+			name: "through a local",
+			src: `variable "v" {}
+locals {
+  v = "~> ${var.v}"
+}
+module "vpc" {
+  source  = "acme/vpc/aws"
+  version = local.v
+}
+`,
+			summary:  "No value for required variable",
+			line:     3,
+			inDetail: []string{`version of module "vpc"`, "var.v"},
+		},
+		{
+			name:     "undeclared variable",
+			src:      "module \"vpc\" {\n  source = var.nope\n}\n",
+			summary:  "Reference to undeclared input variable",
+			line:     2,
+			inDetail: []string{`module "vpc"`, "var.nope"},
+		},
+		{
+			name:     "resource attribute",
+			src:      "module \"vpc\" {\n  source = aws_s3_bucket.b.id\n}\n",
+			summary:  "Dynamic value in static context",
+			line:     2,
+			inDetail: []string{`module "vpc"`, "aws_s3_bucket.b.id"},
+		},
+		{
+			name:     "module output",
+			src:      "module \"vpc\" {\n  source = module.other.src\n}\n",
+			summary:  "Module output not supported in static context",
+			line:     2,
+			inDetail: []string{`module "vpc"`, "module.other.src"},
+		},
+		{
+			name:    "sensitive variable",
+			src:     "variable \"s\" {\n  default = \"acme/vpc/aws\"\n  sensitive = true\n}\nmodule \"vpc\" {\n  source = var.s\n}\n",
+			summary: "Sensitive value not allowed",
+			line:    6,
+		},
+		{
+			name:    "circular locals",
+			src:     "locals {\n  a = local.b\n  b = local.a\n}\nmodule \"vpc\" {\n  source = local.a\n}\n",
+			summary: "Circular reference",
+		},
+		{
+			name:    "unknown function",
+			src:     "module \"vpc\" {\n  source = nosuchfunc(\"x\")\n}\n",
+			summary: "Call to unknown function",
+			line:    2,
+		},
+		{
+			name:     "bad -var",
+			src:      "module \"vpc\" {\n  source = \"acme/vpc/aws\"\n}\n",
+			args:     []resolve.VarArg{{Var: "novalue"}},
+			summary:  "Invalid -var option",
+			inDetail: []string{"novalue"},
+		},
+		{
+			name:     "missing -var-file",
+			src:      "module \"vpc\" {\n  source = \"acme/vpc/aws\"\n}\n",
+			args:     []resolve.VarArg{{File: "nope.tfvars"}},
+			summary:  "Failed to read variables file",
+			inDetail: []string{"nope.tfvars"},
+		},
+		{
+			name:      "variable block in terraform.tfvars",
+			src:       "module \"vpc\" {\n  source = \"acme/vpc/aws\"\n}\n",
+			extraFile: map[string]string{"terraform.tfvars": "variable \"x\" {}\n"},
+			summary:   "Variable declaration in .tfvars file",
+			line:      1,
+		},
+		{
+			name:      "value of the wrong type",
+			src:       "variable \"n\" {\n  type = number\n}\nmodule \"vpc\" {\n  source = \"acme/vpc/${var.n}\"\n}\n",
+			extraFile: map[string]string{"terraform.tfvars": "n = \"x\"\n"},
+			summary:   "Invalid value for input variable",
+			line:      5,
+			inDetail:  []string{"var.n", "terraform.tfvars:1"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"main.tf": tc.src})
+			writeFiles(t, dir, tc.extraFile)
+			m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: noEnv, Args: tc.args}})
+			var found *hcl.Diagnostic
+			for _, d := range diags {
+				if d.Severity == hcl.DiagError && d.Summary == tc.summary {
+					found = d
+				}
+			}
+			if found == nil {
+				t.Fatalf("no %q error in %s", tc.summary, diags)
+			}
+			if tc.line != 0 && (found.Subject == nil || found.Subject.Start.Line != tc.line) {
+				t.Errorf("error at %v, want line %d", found.Subject, tc.line)
+			}
+			for _, s := range tc.inDetail {
+				if !strings.Contains(found.Detail, s) {
+					t.Errorf("detail %q does not name %q", found.Detail, s)
+				}
+			}
+			for _, r := range m.Requirements {
+				if strings.Contains(r.String(), "${") || strings.Contains(r.String(), "var.") {
+					t.Errorf("requirement of the literal text: %s", r)
+				}
+			}
+		})
+	}
+}
+
+// TestEarlyEvalNullVersion: a version that evaluates to null is no
+// version, as in OpenTofu.
+func TestEarlyEvalNullVersion(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": `variable "v" {
+  default = null
+}
+module "vpc" {
+  source  = "acme/vpc/aws"
+  version = var.v
+}
+`})
+	got := readEarly(t, dir, resolve.Variables{LookupEnv: noEnv})
+	want := `root module (main.tf:5) requires module "vpc" (registry.opentofu.org/acme/vpc/aws) any version`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("requirements %q, want %q", got, want)
+	}
+	got = readEarly(t, dir, resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{Var: "v=1.2.3"}}})
+	want = `root module (main.tf:6) requires module "vpc" (registry.opentofu.org/acme/vpc/aws) 1.2.3`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("requirements %q, want %q", got, want)
+	}
+}
+
+// TestEarlyEvalFS: ReadTreeFS reads the automatic variables files and
+// -var-file paths from the file system it is given.
+func TestEarlyEvalFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"root/main.tf":          {Data: []byte(earlyMain)},
+		"root/terraform.tfvars": {Data: []byte("base = \"fsns\"\n")},
+		"root/prod.tfvars":      {Data: []byte("v = \"3.0.0\"\n")},
+	}
+	cfg, diags := resolve.ReadTreeFS(fsys, "root", "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{File: "prod.tfvars"}}}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := reqLines(cfg.Requirements())
+	want := `root module (root/main.tf:12) requires module "vpc" (registry.opentofu.org/fsns/vpc/aws) 3.0.0`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("requirements %q, want %q", got, want)
+	}
+}
+
+// TestEarlyEvalChildModule: a child module's variables come from its
+// caller's arguments, which are not evaluated yet: a variable with a
+// default but no argument is its default; one the caller could set is an
+// error naming the module, never the root's value of the same name.
+func TestEarlyEvalChildModule(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"main.tf": "module \"child\" {\n  source = \"./child\"\n}\n",
+		"child/main.tf": `variable "ns" {}
+module "vpc" {
+  source = "${var.ns}/vpc/aws"
+}
+`,
+	})
+	_, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_ns": "rootns"})}})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), `module "child"`) {
+		t.Errorf("diagnostics %s, want an error naming module \"child\"", diags)
+	}
+}
