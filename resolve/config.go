@@ -3,6 +3,7 @@ package resolve
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +37,12 @@ type ReadOptions struct {
 	// environment and the root directory's variables files as OpenTofu
 	// does.
 	Variables Variables
+	// Caller is the module call whose arguments give the input variables
+	// of a module read under a non-empty call path, for the early
+	// evaluation of its own module calls; [ReadTree] sets it for the
+	// local modules it follows. Nil: a variable a source or version uses
+	// is not known early, an error.
+	Caller *ModuleCall
 }
 
 // Module is what one module directory's configuration says about
@@ -89,6 +96,12 @@ type ModuleCall struct {
 	SourceRange  hcl.Range
 	VersionRange hcl.Range
 	DeclRange    hcl.Range
+
+	// static is the scope of the module holding the call, where args
+	// (the call's other arguments: the called module's input variables)
+	// are evaluated.
+	static *staticScope
+	args   map[string]*hcl.Attribute
 }
 
 // Config is a module tree read by [ReadTree]: a module and the local
@@ -139,7 +152,9 @@ func readTree(c *Config, d dirs, dir, call string, stack []string, opts ReadOpti
 		case !d.isDir(child):
 			bad("Unreadable module directory", fmt.Sprintf("The local module %q refers to %q, which is not a directory.", mc.Path, child))
 		default:
-			diags = append(diags, readTree(c, d, child, mc.Path, stack, opts)...)
+			copts := opts
+			copts.Caller = &mc
+			diags = append(diags, readTree(c, d, child, mc.Path, stack, copts)...)
 		}
 	}
 	return diags
@@ -245,6 +260,8 @@ func readFiles(files []File, call string, opts ReadOptions, dir string, rv *root
 	static.dir, static.call, static.root, static.lookupEnv = dir, call, rv, opts.Variables.lookupEnv
 	if call == "" {
 		static.rootDir = dir
+	} else if c := opts.Caller; c != nil && c.static != nil {
+		static.caller, static.rootDir = c, c.static.rootDir
 	}
 	r := &reader{
 		static:   static,
@@ -653,7 +670,7 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		r.errorf(b.LabelRanges[0], "Invalid module instance name", "%q is not a valid module name: it must start with a letter or underscore and contain only letters, digits, underscores and dashes.", name)
 		return
 	}
-	c, _, diags := b.Body.PartialContent(moduleSchema)
+	c, rest, diags := b.Body.PartialContent(moduleSchema)
 	r.diags = append(r.diags, diags...)
 	prev, dup := r.calls[name]
 	if dup && !override {
@@ -669,6 +686,13 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		cp := *prev
 		mc = &cp
 	}
+	args, _ := rest.JustAttributes()
+	mc.static = r.static
+	mc.args = maps.Clone(mc.args)
+	if mc.args == nil {
+		mc.args = map[string]*hcl.Attribute{}
+	}
+	maps.Copy(mc.args, args)
 	if a, ok := c.Attributes["source"]; ok {
 		s, good, diags := r.static.stringValue(a.Expr, fmt.Sprintf("The source of module %q", name))
 		r.diags = append(r.diags, diags...)

@@ -32,10 +32,11 @@
 //     OpenTofu's precedence); a value not known then (no default and no
 //     value, a resource attribute, a module output, a sensitive value) is
 //     an error naming the call and the reference, never a requirement of
-//     the text as written. A called module's variables get their
-//     defaults only: the caller's arguments are not evaluated yet. Sources
-//     are parsed with source/address: a remote call's requirement names the canonical
-//     package address (registry host spelled out, git URL without ref,
+//     the text as written. A called module's variables take the
+//     arguments of its call ([ReadOptions].Caller, set by [ReadTree] for
+//     local modules), evaluated in the caller, else their defaults.
+//     Sources are parsed with source/address: a remote call's
+//     requirement names the canonical package address (registry host spelled out, git URL without ref,
 //     OCI repository), carries the git ref / OCI tag or digest that pins
 //     it, and the source its lock entry records ("//subdir" kept);
 //   - override files, which replace what they set.

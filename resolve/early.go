@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
@@ -224,9 +225,13 @@ type staticScope struct {
 	locals  map[string]*hcl.Attribute
 	// root holds the given values of a root module; nil for a module
 	// called by another, whose variables come from its caller.
-	root      *rootValues
+	root *rootValues
+	// caller is the call of a module that is not the root: its
+	// arguments give the variables' values.
+	caller    *ModuleCall
 	lookupEnv func(string) (string, bool)
 
+	mu sync.Mutex // held while a called module evaluates an argument
 	varVals   map[string]cty.Value
 	localVals map[string]cty.Value
 	stack     []string // locals being evaluated, for cycles
@@ -326,6 +331,17 @@ func markList(v cty.Value) []any {
 		}
 	}
 	return out
+}
+
+// evalAs evaluates expr for a called module: subject is what the value
+// becomes there, for messages.
+func (s *staticScope) evalAs(expr hcl.Expression, subject string) (cty.Value, hcl.Diagnostics) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev := s.subject
+	s.subject = subject
+	defer func() { s.subject = prev }()
+	return s.eval(expr)
 }
 
 // eval evaluates expr in the static scope.
@@ -510,12 +526,19 @@ func (s *staticScope) variable(name string, rng hcl.Range) (cty.Value, hcl.Diagn
 		val, more = mode.parse(name, given.str)
 		diags = append(diags, more...)
 		from = given.from
-	case def != cty.NilVal:
+	case s.caller != nil && s.caller.args[name] != nil:
+		arg := s.caller.args[name]
+		val, more = s.caller.static.evalAs(arg.Expr, fmt.Sprintf("The argument %s of the call of module %q", name, s.caller.Path))
+		diags = append(diags, more...)
+		from = "the argument at " + arg.Range.String()
+	case def != cty.NilVal && (s.root != nil || s.caller != nil):
 		val = def
+	case s.caller != nil:
+		return bad("Missing required variable in module call", fmt.Sprintf("%s uses var.%s, which has no default, and the call of module %q at %s gives no argument %s.", s.subject, name, s.caller.Path, s.caller.DeclRange, name), rng)
 	case s.root != nil:
 		return bad("No value for required variable", fmt.Sprintf("%s uses var.%s, which has no default and was given no value, so it is not known when the configuration is read. Give it a value with -var, -var-file, terraform.tfvars, a *.auto.tfvars file or the environment variable TF_VAR_%s, or a default in its declaration at %s.", s.subject, name, name, decl.decl), rng)
 	default:
-		return bad("Variable not known early", fmt.Sprintf("%s uses var.%s, which has no default; its value comes from the arguments of the call of module %q, which tflock does not evaluate yet. Give var.%s a default or write the value in the module call's source.", s.subject, name, s.call, name), rng)
+		return bad("Variable not known early", fmt.Sprintf("%s uses var.%s, whose value comes from the call of module %q, which was not given to the reader (ReadOptions.Caller).", s.subject, name, s.call), rng)
 	}
 	if diags.HasErrors() {
 		return cty.DynamicVal, diags

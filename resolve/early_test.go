@@ -338,22 +338,78 @@ func TestEarlyEvalFS(t *testing.T) {
 	}
 }
 
-// TestEarlyEvalChildModule: a child module's variables come from its
-// caller's arguments, which are not evaluated yet: a variable with a
-// default but no argument is its default; one the caller could set is an
-// error naming the module, never the root's value of the same name.
+// TestEarlyEvalChildModule: a local child module's variables come from
+// its caller's arguments, evaluated in the caller (where they may use the
+// caller's own variables and locals), else from their defaults; never
+// from the root's values of the same name.
 func TestEarlyEvalChildModule(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"main.tf": "module \"child\" {\n  source = \"./child\"\n}\n",
-		"child/main.tf": `variable "ns" {}
+		"main.tf": `variable "org" {}
+locals {
+  ns = "${var.org}-net"
+}
+module "child" {
+  source = "./child"
+  ns     = local.ns
+}
+module "defaulted" {
+  source = "./child"
+}
+`,
+		"child/main.tf": `variable "ns" {
+  default = "defaultns"
+}
+variable "v" {
+  default = "1.0.0"
+}
 module "vpc" {
-  source = "${var.ns}/vpc/aws"
+  source  = "${var.ns}/vpc/aws"
+  version = var.v
 }
 `,
 	})
-	_, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_ns": "rootns"})}})
-	if !diags.HasErrors() || !strings.Contains(diags.Error(), `module "child"`) {
-		t.Errorf("diagnostics %s, want an error naming module \"child\"", diags)
+	vars := resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_org": "acme", "TF_VAR_v": "9.9.9"})}
+	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: vars})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var got []string
+	for _, r := range cfg.Requirements() {
+		got = append(got, strings.ReplaceAll(r.String(), dir+string(filepath.Separator), ""))
+	}
+	want := []string{
+		`module "child" (child/main.tf:9) requires module "child.vpc" (registry.opentofu.org/acme-net/vpc/aws) 1.0.0`,
+		`module "defaulted" (child/main.tf:9) requires module "defaulted.vpc" (registry.opentofu.org/defaultns/vpc/aws) 1.0.0`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("requirements\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// A required variable the call does not set is an error naming the
+	// call; so is one whose argument is not known early.
+	writeFiles(t, dir, map[string]string{"child/main.tf": `variable "ns" {}
+module "vpc" {
+  source = "${var.ns}/vpc/aws"
+}
+`})
+	_, diags = resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: vars})
+	if !strings.Contains(diags.Error(), "Missing required variable in module call") || !strings.Contains(diags.Error(), `module "defaulted"`) {
+		t.Errorf("diagnostics %s, want a missing variable naming module \"defaulted\"", diags)
+	}
+	writeFiles(t, dir, map[string]string{"main.tf": `module "child" {
+  source = "./child"
+  ns     = aws_s3_bucket.b.id
+}
+`})
+	_, diags = resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: vars})
+	if !strings.Contains(diags.Error(), "Dynamic value in static context") || !strings.Contains(diags.Error(), `argument ns of the call of module "child"`) {
+		t.Errorf("diagnostics %s, want a dynamic value error naming the argument", diags)
+	}
+
+	// Read on its own, with no caller, the variable is not known.
+	_, diags = resolve.ReadModule(filepath.Join(dir, "child"), "child", resolve.ReadOptions{Variables: vars})
+	if !strings.Contains(diags.Error(), "Variable not known early") {
+		t.Errorf("diagnostics %s, want \"Variable not known early\"", diags)
 	}
 }
