@@ -231,7 +231,7 @@ type staticScope struct {
 	caller    *ModuleCall
 	lookupEnv func(string) (string, bool)
 
-	mu sync.Mutex // held while a called module evaluates an argument
+	mu        sync.Mutex // held while a called module evaluates an argument
 	varVals   map[string]cty.Value
 	localVals map[string]cty.Value
 	stack     []string // locals being evaluated, for cycles
