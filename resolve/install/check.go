@@ -47,6 +47,11 @@ type CheckOptions struct {
 	// DefaultHost is the registry host of addresses without one. Default
 	// [resolve.DefaultRegistryHost].
 	DefaultHost string
+	// Variables are the root module's input variable values (-var,
+	// -var-file) for the early evaluation of module sources and
+	// versions; the zero value reads terraform.tfvars, *.auto.tfvars and
+	// TF_VAR_* as OpenTofu does. See [resolve.Variables].
+	Variables resolve.Variables
 }
 
 // CheckedProvider is a selected provider's installed package.
@@ -335,7 +340,7 @@ func installProblem(errs *[]error, problems *[]Problem, kind ProblemKind, pkg so
 // every module modules.json lists, or the root module and its local
 // modules when there is no manifest.
 func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
-	ropts := resolve.ReadOptions{DefaultHost: opts.DefaultHost}
+	ropts := resolve.ReadOptions{DefaultHost: opts.DefaultHost, Variables: opts.Variables}
 	man, err := ReadManifest(filepath.Join(opts.InstallDir, "modules", ManifestFile))
 	if err != nil {
 		return nil, err
