@@ -354,22 +354,23 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		// modules.json says they are installed.
 		reqs := root.Requirements()
 		have := map[string]bool{}
+		callers := callerIndex{}
 		for _, m := range root.Modules {
 			have[m.Call] = true
+			callers.add(m)
 		}
+		var recs []ManifestRecord
 		for _, rec := range man.Modules {
-			if have[rec.Key] {
-				continue
+			if !have[rec.Key] {
+				recs = append(recs, rec)
 			}
-			more, err := readInstalled(opts.Dir, rec, ropts)
-			if err != nil {
-				return nil, err
-			}
-			reqs = append(reqs, more...)
 		}
-		return reqs, nil
+		more, err := readAllInstalled(opts.Dir, recs, ropts, callers)
+		if err != nil {
+			return nil, err
+		}
+		return append(reqs, more...), nil
 	}
-	var reqs []resolve.Requirement
 	if len(man.Modules) == 0 {
 		cfg, diags := resolve.ReadTree(opts.Dir, "", ropts)
 		if diags.HasErrors() {
@@ -377,23 +378,16 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		}
 		return cfg.Requirements(), nil
 	}
-	for _, rec := range man.Modules {
-		more, err := readInstalled(opts.Dir, rec, ropts)
-		if err != nil {
-			return nil, err
-		}
-		reqs = append(reqs, more...)
-	}
-	return reqs, nil
+	return readAllInstalled(opts.Dir, man.Modules, ropts, callerIndex{})
 }
 
 // readInstalled reads the requirements of one module modules.json lists,
 // in its directory relative to the configuration directory dir.
-func readInstalled(dir string, rec ManifestRecord, ropts resolve.ReadOptions) ([]resolve.Requirement, error) {
+func readInstalled(dir string, rec ManifestRecord, ropts resolve.ReadOptions) (*resolve.Module, error) {
 	mdir := filepath.Join(dir, filepath.FromSlash(rec.Dir))
 	m, diags := resolve.ReadModule(mdir, rec.Key, ropts)
 	if diags.HasErrors() {
 		return nil, &ConfigError{Dir: mdir, Diagnostics: diags}
 	}
-	return m.Requirements, nil
+	return m, nil
 }

@@ -133,4 +133,21 @@ module "vpc" {
 	if ml == nil || ml.Source != subsSource || ml.Constraints != "~> 2.0" || ml.Version != versions.MustParse("2.0.0") {
 		t.Errorf("vpc.subnets lock = %+v, want %s ~> 2.0 at 2.0.0", ml, subsSource)
 	}
+
+	// Check reads the installed modules the same way: callers first, each
+	// module with its call's arguments; from Dir and from an fs.FS.
+	for _, opts := range []install.CheckOptions{
+		{Dir: dir, Variables: vars},
+		{Dir: dir, FS: os.DirFS(dir), Variables: vars},
+	} {
+		if _, err := install.Check(context.Background(), opts); err != nil {
+			t.Errorf("Check (FS %v): %v", opts.FS != nil, err)
+		}
+	}
+	// Without the root's value the nested call is not known: Check says
+	// so rather than checking something else.
+	_, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Variables: resolve.Variables{LookupEnv: noEnvLookup}})
+	if err == nil || !strings.Contains(err.Error(), "var.org") {
+		t.Errorf("Check without var.org: %v, want an error naming var.org", err)
+	}
 }
