@@ -35,7 +35,9 @@ type Variables struct {
 	// earlier one.
 	Args []VarArg
 	// LookupEnv looks up an environment variable (TF_VAR_NAME for
-	// variable NAME, TF_WORKSPACE for terraform.workspace). Nil means
+	// variable NAME; TF_WORKSPACE and TF_DATA_DIR for
+	// terraform.workspace, else the workspace recorded in
+	// .terraform/environment, else "default"). Nil means
 	// os.LookupEnv; a function that finds nothing ignores the
 	// environment.
 	LookupEnv func(key string) (string, bool)
@@ -73,8 +75,9 @@ type givenValue struct {
 
 // rootValues are the values given for the root module's variables.
 type rootValues struct {
-	vars  Variables
-	given map[string]givenValue
+	vars      Variables
+	given     map[string]givenValue
+	workspace string // the selected workspace, for terraform.workspace
 }
 
 func (rv *rootValues) lookup(name string) (givenValue, bool) {
@@ -92,8 +95,27 @@ func (rv *rootValues) lookup(name string) (givenValue, bool) {
 // -var and -var-file options. Relative -var-file paths are read from
 // dir through d, or from the process's working directory when d is nil.
 func collectRootValues(d dirs, dir string, vars Variables) (*rootValues, hcl.Diagnostics) {
-	rv := &rootValues{vars: vars, given: map[string]givenValue{}}
+	rv := &rootValues{vars: vars, given: map[string]givenValue{}, workspace: "default"}
 	var diags hcl.Diagnostics
+	// The workspace as OpenTofu selects it: TF_WORKSPACE, else the one
+	// "tofu workspace select" recorded in the data directory.
+	if ws, ok := vars.lookupEnv("TF_WORKSPACE"); ok && ws != "" {
+		rv.workspace = ws
+	} else if d != nil {
+		dataDir, ok := vars.lookupEnv("TF_DATA_DIR")
+		if !ok || dataDir == "" {
+			dataDir = ".terraform"
+		}
+		p, ok := filepath.Join(dataDir, "environment"), true
+		if !filepath.IsAbs(dataDir) {
+			p, ok = d.join(dir, filepath.ToSlash(dataDir)+"/environment")
+		}
+		if ok {
+			if b, err := d.readFile(p); err == nil && strings.TrimSpace(string(b)) != "" {
+				rv.workspace = strings.TrimSpace(string(b))
+			}
+		}
+	}
 	if d != nil {
 		entries, err := d.readDir(dir)
 		if err == nil {
@@ -141,7 +163,8 @@ func collectRootValues(d dirs, dir string, vars Variables) (*rootValues, hcl.Dia
 			case !ok:
 				diags = append(diags, sourceless("Invalid -var option", fmt.Sprintf("The -var option %q is not a variable name and a value separated by an equals sign, like -var=\"key=value\".", a.Var)))
 			case strings.HasSuffix(name, " "):
-				diags = append(diags, sourceless("Invalid -var option", fmt.Sprintf("The variable name %q of a -var option ends with a space. Did you mean -var=\"%s=%s\"?", name, strings.TrimSuffix(name, " "), strings.TrimPrefix(val, " "))))
+				// The value is not repeated: it may be a secret.
+				diags = append(diags, sourceless("Invalid -var option", fmt.Sprintf("The variable name %q of a -var option ends with a space. Did you mean -var=\"%s=...\"?", name, strings.TrimSuffix(name, " "))))
 			default:
 				rv.given[name] = givenValue{str: val, from: "the -var option"}
 			}
@@ -333,6 +356,24 @@ func markList(v cty.Value) []any {
 	return out
 }
 
+// workspace is the selected workspace: the root module's, else
+// TF_WORKSPACE, else "default".
+func (s *staticScope) workspace() string {
+	for sc := s; sc != nil; {
+		if sc.root != nil {
+			return sc.root.workspace
+		}
+		if sc.caller == nil {
+			break
+		}
+		sc = sc.caller.static
+	}
+	if ws, ok := s.lookupEnv("TF_WORKSPACE"); ok && ws != "" {
+		return ws
+	}
+	return "default"
+}
+
 // evalAs evaluates expr for a called module: subject is what the value
 // becomes there, for messages.
 func (s *staticScope) evalAs(expr hcl.Expression, subject string) (cty.Value, hcl.Diagnostics) {
@@ -398,11 +439,7 @@ func (s *staticScope) eval(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
 				bad(`Invalid "path" attribute`, fmt.Sprintf(`The "path" object has no attribute %q: it has cwd, module and root.`, name))
 			}
 		case root == "terraform" && name == "workspace":
-			ws, ok := s.lookupEnv("TF_WORKSPACE")
-			if !ok || ws == "" {
-				ws = "default"
-			}
-			set(root, name, cty.StringVal(ws))
+			set(root, name, cty.StringVal(s.workspace()))
 		case root == "module":
 			bad("Module output not supported in static context", fmt.Sprintf("%s cannot use %s: it must be known when the configuration is read, before any module is installed.", s.subject, traversalString(t)))
 		default:

@@ -413,3 +413,46 @@ module "vpc" {
 		t.Errorf("diagnostics %s, want \"Variable not known early\"", diags)
 	}
 }
+
+// TestEarlyEvalWorkspaceAndJSON: terraform.workspace is TF_WORKSPACE, else
+// the workspace recorded in the data directory, else "default"; a JSON
+// configuration file's templates are evaluated the same way.
+func TestEarlyEvalWorkspaceAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"main.tf.json": `{
+  "variable": {"org": {"default": "acme"}},
+  "locals": {"name": "vpc-${terraform.workspace}"},
+  "module": {"net": {"source": "${var.org}/${local.name}/aws", "version": "${upper(\"1.0.0\")}"}}
+}`,
+	})
+	env := map[string]string{}
+	read := func() string {
+		t.Helper()
+		got := readEarly(t, dir, resolve.Variables{LookupEnv: envOf(env)})
+		if len(got) != 1 {
+			t.Fatalf("requirements %q", got)
+		}
+		return got[0]
+	}
+	want := func(ws string) string {
+		return `root module (main.tf.json:4) requires module "net" (registry.opentofu.org/acme/vpc-` + ws + `/aws) 1.0.0`
+	}
+	if got := read(); got != want("default") {
+		t.Errorf("no workspace: %s, want %s", got, want("default"))
+	}
+	writeFiles(t, dir, map[string]string{".terraform/environment": "staging"})
+	if got := read(); got != want("staging") {
+		t.Errorf("selected workspace: %s, want %s", got, want("staging"))
+	}
+	env["TF_WORKSPACE"] = "prod"
+	if got := read(); got != want("prod") {
+		t.Errorf("TF_WORKSPACE: %s, want %s", got, want("prod"))
+	}
+	delete(env, "TF_WORKSPACE")
+	env["TF_DATA_DIR"] = filepath.Join(t.TempDir(), "data")
+	writeFiles(t, env["TF_DATA_DIR"], map[string]string{"environment": "qa\n"})
+	if got := read(); got != want("qa") {
+		t.Errorf("TF_DATA_DIR: %s, want %s", got, want("qa"))
+	}
+}
