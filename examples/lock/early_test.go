@@ -39,17 +39,16 @@ module "app" {
 		"mods/one/main.tf": tool("~> 1.0"),
 		"mods/two/main.tf": tool("~> 2.0"),
 	}
-	for name, src := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+	for _, d := range []string{"mods/one", "mods/two"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	for name, src := range files {
+		writeFile(t, filepath.Join(dir, name), src)
+	}
 	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(dir, "none.tfrc"))
-	t.Setenv("TF_VAR_flavour", "")
+	t.Setenv("TF_VAR_flavour", "") // restored after the test
 	os.Unsetenv("TF_VAR_flavour")
 	lockPath := filepath.Join(dir, ".terraform.lock.hcl")
 	cacheDir := t.TempDir()
@@ -68,9 +67,7 @@ module "app" {
 	}
 
 	varFile := filepath.Join(t.TempDir(), "two.tfvars")
-	if err := os.WriteFile(varFile, []byte("flavour = \"two\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, varFile, "flavour = \"two\"\n")
 	for _, tc := range []struct {
 		args []string
 		want string
