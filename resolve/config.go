@@ -83,7 +83,9 @@ type ModuleCall struct {
 	Name string
 	// Path is the call path: the parent's path and Name, joined by ".".
 	Path string
-	// Source is the source argument as written.
+	// Source is the source argument's value: the string as written, or
+	// what its expression evaluated to (variables, locals, functions;
+	// see [Variables]).
 	Source string
 	// Address is Source parsed (with DefaultHost for registry addresses);
 	// nil if it did not parse.

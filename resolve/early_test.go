@@ -456,3 +456,49 @@ func TestEarlyEvalWorkspaceAndJSON(t *testing.T) {
 		t.Errorf("TF_DATA_DIR: %s, want %s", got, want("qa"))
 	}
 }
+
+// TestEarlyEvalSensitiveThroughCaller: a sensitive root variable passed
+// to a local module's variable (an object with optional attributes) and
+// used in its call's source is refused there, and its value is not in
+// the message.
+func TestEarlyEvalSensitiveThroughCaller(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"main.tf": `variable "token" {
+  sensitive = true
+}
+module "child" {
+  source = "./child"
+  conf   = { token = var.token }
+}
+`,
+		"child/main.tf": `variable "conf" {
+  type = object({ token = string, ns = optional(string, "acme") })
+}
+module "vpc" {
+  source = "git::https://${var.conf.token}@example.com/${var.conf.ns}/vpc.git"
+}
+`,
+	})
+	_, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
+	if !strings.Contains(diags.Error(), "Sensitive value not allowed") {
+		t.Errorf("diagnostics %s, want Sensitive value not allowed", diags)
+	}
+	if strings.Contains(diags.Error(), "s3cr3t") {
+		t.Errorf("the secret is in the diagnostics: %s", diags)
+	}
+	// Not sensitive: the object's optional attribute takes its default.
+	writeFiles(t, dir, map[string]string{"main.tf": `variable "token" {}
+module "child" {
+  source = "./child"
+  conf   = { token = var.token }
+}
+`})
+	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := cfg.Modules[1].Calls[0].Source; got != "git::https://s3cr3t@example.com/acme/vpc.git" {
+		t.Errorf("child's vpc source = %q", got)
+	}
+}
