@@ -12,6 +12,9 @@ import (
 	"github.com/tflock/tflock/resolve"
 )
 
+// earlyHost is the default registry host of these tests.
+const earlyHost = "registry.example.test"
+
 // earlyMain is a root module whose module call's source and version
 // come from variables.
 const earlyMain = `variable "base" {
@@ -53,7 +56,7 @@ func envOf(m map[string]string) func(string) (string, bool) {
 // failing on any error.
 func readEarly(t *testing.T, dir string, vars resolve.Variables) []string {
 	t.Helper()
-	m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{Variables: vars})
+	m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if diags.HasErrors() {
 		t.Fatalf("diagnostics: %s", diags)
 	}
@@ -65,7 +68,7 @@ func readEarly(t *testing.T, dir string, vars resolve.Variables) []string {
 }
 
 func wantVPC(ns, constraint string) string {
-	return `root module (main.tf:12) requires module "vpc" (registry.opentofu.org/` + ns + `/vpc/aws) ` + constraint
+	return `root module (main.tf:12) requires module "vpc" (registry.example.test/` + ns + `/vpc/aws) ` + constraint
 }
 
 // TestEarlyEvalPrecedence gives var.base and var.v values from each kind
@@ -145,11 +148,11 @@ variable "parts" {
 		{Var: `parts=["vpc", "x"]`},
 	}}
 	got := readEarly(t, dir, vars)
-	want := `root module (main.tf:3) requires module "vpc" (registry.opentofu.org/acme-team/vpc/aws) ~> 3.2`
+	want := `root module (main.tf:3) requires module "vpc" (registry.example.test/acme-team/vpc/aws) ~> 3.2`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("requirements %q, want %q", got, want)
 	}
-	m, _ := resolve.ReadModule(dir, "", resolve.ReadOptions{Variables: vars})
+	m, _ := resolve.ReadModule(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if s := m.Calls[0].Source; s != "acme-team/vpc/aws" {
 		t.Errorf("Source = %q, want the evaluated acme-team/vpc/aws", s)
 	}
@@ -268,7 +271,7 @@ module "vpc" {
 			dir := t.TempDir()
 			writeFiles(t, dir, map[string]string{"main.tf": tc.src})
 			writeFiles(t, dir, tc.extraFile)
-			m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: noEnv, Args: tc.args}})
+			m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: noEnv, Args: tc.args}})
 			var found *hcl.Diagnostic
 			for _, d := range diags {
 				if d.Severity == hcl.DiagError && d.Summary == tc.summary {
@@ -308,12 +311,12 @@ module "vpc" {
 }
 `})
 	got := readEarly(t, dir, resolve.Variables{LookupEnv: noEnv})
-	want := `root module (main.tf:5) requires module "vpc" (registry.opentofu.org/acme/vpc/aws) any version`
+	want := `root module (main.tf:5) requires module "vpc" (registry.example.test/acme/vpc/aws) any version`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("requirements %q, want %q", got, want)
 	}
 	got = readEarly(t, dir, resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{Var: "v=1.2.3"}}})
-	want = `root module (main.tf:6) requires module "vpc" (registry.opentofu.org/acme/vpc/aws) 1.2.3`
+	want = `root module (main.tf:6) requires module "vpc" (registry.example.test/acme/vpc/aws) 1.2.3`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("requirements %q, want %q", got, want)
 	}
@@ -327,12 +330,12 @@ func TestEarlyEvalFS(t *testing.T) {
 		"root/terraform.tfvars": {Data: []byte("base = \"fsns\"\n")},
 		"root/prod.tfvars":      {Data: []byte("v = \"3.0.0\"\n")},
 	}
-	cfg, diags := resolve.ReadTreeFS(fsys, "root", "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{File: "prod.tfvars"}}}})
+	cfg, diags := resolve.ReadTreeFS(fsys, "root", "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{File: "prod.tfvars"}}}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
 	got := reqLines(cfg.Requirements())
-	want := `root module (root/main.tf:12) requires module "vpc" (registry.opentofu.org/fsns/vpc/aws) 3.0.0`
+	want := `root module (root/main.tf:12) requires module "vpc" (registry.example.test/fsns/vpc/aws) 3.0.0`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("requirements %q, want %q", got, want)
 	}
@@ -370,7 +373,7 @@ module "vpc" {
 `,
 	})
 	vars := resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_org": "acme", "TF_VAR_v": "9.9.9"})}
-	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: vars})
+	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -379,8 +382,8 @@ module "vpc" {
 		got = append(got, strings.ReplaceAll(r.String(), dir+string(filepath.Separator), ""))
 	}
 	want := []string{
-		`module "child" (child/main.tf:9) requires module "child.vpc" (registry.opentofu.org/acme-net/vpc/aws) 1.0.0`,
-		`module "defaulted" (child/main.tf:9) requires module "defaulted.vpc" (registry.opentofu.org/defaultns/vpc/aws) 1.0.0`,
+		`module "child" (child/main.tf:9) requires module "child.vpc" (registry.example.test/acme-net/vpc/aws) 1.0.0`,
+		`module "defaulted" (child/main.tf:9) requires module "defaulted.vpc" (registry.example.test/defaultns/vpc/aws) 1.0.0`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("requirements\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -393,7 +396,7 @@ module "vpc" {
   source = "${var.ns}/vpc/aws"
 }
 `})
-	_, diags = resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: vars})
+	_, diags = resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if !strings.Contains(diags.Error(), "Missing required variable in module call") || !strings.Contains(diags.Error(), `module "defaulted"`) {
 		t.Errorf("diagnostics %s, want a missing variable naming module \"defaulted\"", diags)
 	}
@@ -402,13 +405,13 @@ module "vpc" {
   ns     = aws_s3_bucket.b.id
 }
 `})
-	_, diags = resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: vars})
+	_, diags = resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if !strings.Contains(diags.Error(), "Dynamic value in static context") || !strings.Contains(diags.Error(), `argument ns of the call of module "child"`) {
 		t.Errorf("diagnostics %s, want a dynamic value error naming the argument", diags)
 	}
 
 	// Read on its own, with no caller, the variable is not known.
-	_, diags = resolve.ReadModule(filepath.Join(dir, "child"), "child", resolve.ReadOptions{Variables: vars})
+	_, diags = resolve.ReadModule(filepath.Join(dir, "child"), "child", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if !strings.Contains(diags.Error(), "Variable not known early") {
 		t.Errorf("diagnostics %s, want \"Variable not known early\"", diags)
 	}
@@ -436,7 +439,7 @@ func TestEarlyEvalWorkspaceAndJSON(t *testing.T) {
 		return got[0]
 	}
 	want := func(ws string) string {
-		return `root module (main.tf.json:4) requires module "net" (registry.opentofu.org/acme/vpc-` + ws + `/aws) 1.0.0`
+		return `root module (main.tf.json:4) requires module "net" (registry.example.test/acme/vpc-` + ws + `/aws) 1.0.0`
 	}
 	if got := read(); got != want("default") {
 		t.Errorf("no workspace: %s, want %s", got, want("default"))
@@ -480,7 +483,7 @@ module "vpc" {
 }
 `,
 	})
-	_, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
+	_, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
 	if !strings.Contains(diags.Error(), "Sensitive value not allowed") {
 		t.Errorf("diagnostics %s, want Sensitive value not allowed", diags)
 	}
@@ -494,7 +497,7 @@ module "child" {
   conf   = { token = var.token }
 }
 `})
-	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
+	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
