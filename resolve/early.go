@@ -242,7 +242,7 @@ var varDeclSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 // static evaluation does.
 type staticScope struct {
 	dir     string // module directory, for path.module
-	rootDir string // for path.root
+	rootDir string // the root module's directory as given, "" if not known
 	call    string // the module's call path, "" for the root
 	vars    map[string]*varDecl
 	locals  map[string]*hcl.Attribute
@@ -356,6 +356,22 @@ func markList(v cty.Value) []any {
 	return out
 }
 
+// modulePath is path.module as OpenTofu gives it, running in the root
+// module's directory: "." for the root module, else the module's
+// directory relative to the root's (slash-separated), or as given when
+// that is not known.
+func (s *staticScope) modulePath() string {
+	if s.call == "" {
+		return "."
+	}
+	if s.rootDir != "" {
+		if rel, err := filepath.Rel(s.rootDir, s.dir); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(s.dir)
+}
+
 // workspace is the selected workspace: the root module's, else
 // TF_WORKSPACE, else "default".
 func (s *staticScope) workspace() string {
@@ -421,13 +437,14 @@ func (s *staticScope) eval(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
 		case root == "path":
 			switch name {
 			case "module":
-				set(root, name, cty.StringVal(filepath.ToSlash(s.dir)))
+				set(root, name, cty.StringVal(s.modulePath()))
 			case "root":
 				if s.rootDir == "" {
 					bad("Root module directory not known", fmt.Sprintf("%s uses path.root, which is not known when module %q is read on its own.", s.subject, s.call))
 					continue
 				}
-				set(root, name, cty.StringVal(filepath.ToSlash(s.rootDir)))
+				// OpenTofu runs in the root module's directory.
+				set(root, name, cty.StringVal("."))
 			case "cwd":
 				wd, err := os.Getwd()
 				if err != nil {
@@ -650,16 +667,46 @@ func (m parseMode) parse(name, s string) (cty.Value, hcl.Diagnostics) {
 	return v, append(diags, more...)
 }
 
+// replaceFunc is OpenTofu's replace: substr between slashes is a regular
+// expression, else a plain string.
+var replaceFunc = function.New(&function.Spec{
+	Params: []function.Parameter{
+		{Name: "str", Type: cty.String},
+		{Name: "substr", Type: cty.String},
+		{Name: "replace", Type: cty.String},
+	},
+	Type: function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		if sub := args[1].AsString(); len(sub) > 1 && sub[0] == '/' && sub[len(sub)-1] == '/' {
+			return stdlib.RegexReplace(args[0], cty.StringVal(sub[1:len(sub)-1]), args[2])
+		}
+		return stdlib.Replace(args[0], args[1], args[2])
+	},
+})
+
+// lengthFunc is OpenTofu's length: of a string (in characters), a
+// collection or a structural value.
+var lengthFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType, AllowDynamicType: true}},
+	Type:   function.StaticReturnType(cty.Number),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		if args[0].Type() == cty.String {
+			return stdlib.Strlen(args[0])
+		}
+		return stdlib.Length(args[0])
+	},
+})
+
 // staticFunctions are the functions of OpenTofu's language that early
-// evaluation offers, those go-cty's standard library implements with
-// OpenTofu's meaning. Others are "Call to unknown function" errors.
+// evaluation offers: those go-cty's standard library implements with
+// OpenTofu's meaning, and replace and length. Others are "Call to
+// unknown function" errors.
 var staticFunctions = map[string]function.Function{
 	"abs":             stdlib.AbsoluteFunc,
 	"can":             tryfunc.CanFunc,
 	"ceil":            stdlib.CeilFunc,
 	"chomp":           stdlib.ChompFunc,
 	"chunklist":       stdlib.ChunklistFunc,
-	"coalesce":        stdlib.CoalesceFunc,
 	"coalescelist":    stdlib.CoalesceListFunc,
 	"compact":         stdlib.CompactFunc,
 	"concat":          stdlib.ConcatFunc,
@@ -676,6 +723,7 @@ var staticFunctions = map[string]function.Function{
 	"jsondecode":      stdlib.JSONDecodeFunc,
 	"jsonencode":      stdlib.JSONEncodeFunc,
 	"keys":            stdlib.KeysFunc,
+	"length":          lengthFunc,
 	"log":             stdlib.LogFunc,
 	"lookup":          stdlib.LookupFunc,
 	"lower":           stdlib.LowerFunc,
@@ -687,6 +735,7 @@ var staticFunctions = map[string]function.Function{
 	"range":           stdlib.RangeFunc,
 	"regex":           stdlib.RegexFunc,
 	"regexall":        stdlib.RegexAllFunc,
+	"replace":         replaceFunc,
 	"reverse":         stdlib.ReverseListFunc,
 	"setintersection": stdlib.SetIntersectionFunc,
 	"setproduct":      stdlib.SetProductFunc,

@@ -505,3 +505,62 @@ module "child" {
 		t.Errorf("child's vpc source = %q", got)
 	}
 }
+
+// TestEarlyEvalPathModule: path.module is "." in the root module, as in
+// OpenTofu run in the root module's directory, so that
+// "${path.module}/modules/x" is a local module there; in a local child it
+// is the child's directory relative to the root's.
+func TestEarlyEvalPathModule(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"main.tf": "module \"app\" {\n  source = \"${path.module}/modules/app\"\n}\n",
+		"modules/app/main.tf": `module "vpc" {
+  source  = "acme/${replace(path.module, "/", "-")}/aws"
+  version = "1.0.0"
+}
+`,
+	})
+	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: noEnv}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if len(cfg.Modules) != 2 || cfg.Modules[0].Calls[0].Source != "./modules/app" {
+		t.Fatalf("root call source = %q, want ./modules/app", cfg.Modules[0].Calls[0].Source)
+	}
+	if got := cfg.Modules[1].Calls[0].Source; got != "acme/modules-app/aws" {
+		t.Errorf("child call source = %q, want acme/modules-app/aws", got)
+	}
+}
+
+// TestEarlyEvalFunctions: functions with OpenTofu's meaning, in a source.
+func TestEarlyEvalFunctions(t *testing.T) {
+	for expr, want := range map[string]string{
+		`replace("acme.corp", ".", "-")`:          "acme-corp",
+		`replace("acme42", "/[0-9]+/", "")`:       "acme",
+		`"acme${length("abc")}${length([1, 2])}"`: "acme32",
+		`join("", split("-", "ac-me"))`:           "acme",
+		`coalescelist([], ["acme"])[0]`:           "acme",
+		`trimsuffix(lower("ACME-x"), "-x")`:       "acme",
+		`try(tostring(nosuch.attr), "acme")`:      "",
+		`format("%s", substr("xacme", 1, 4))`:     "acme",
+		`lookup({ a = "acme" }, "a", "other")`:    "acme",
+		`element(concat(["acme"], ["b"]), 0)`:     "acme",
+	} {
+		src := "module \"vpc\" {\n  source = \"${" + expr + "}/vpc/aws\"\n}\n"
+		m, diags := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(src)}}, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: noEnv}})
+		if want == "" {
+			// A reference not allowed early is an error even inside try.
+			if !diags.HasErrors() {
+				t.Errorf("%s: no error", expr)
+			}
+			continue
+		}
+		if diags.HasErrors() {
+			t.Errorf("%s: %s", expr, diags)
+			continue
+		}
+		if got := m.Calls[0].Source; got != want+"/vpc/aws" {
+			t.Errorf("%s: source %q, want %q", expr, got, want+"/vpc/aws")
+		}
+	}
+}
