@@ -226,6 +226,19 @@ module "vpc" {
 			line:    6,
 		},
 		{
+			name:    "ephemeral variable",
+			src:     "variable \"e\" {\n  default = \"acme/vpc/aws\"\n  ephemeral = true\n}\nmodule \"vpc\" {\n  source = var.e\n}\n",
+			summary: "Ephemeral value not allowed",
+			line:    6,
+		},
+		{
+			name:     "variable declared const = false",
+			src:      "variable \"c\" {\n  default = \"acme/vpc/aws\"\n  const = false\n}\nmodule \"vpc\" {\n  source = var.c\n}\n",
+			summary:  "Unable to use variable in static context",
+			line:     6,
+			inDetail: []string{"var.c", "const = false"},
+		},
+		{
 			name:    "circular locals",
 			src:     "locals {\n  a = local.b\n  b = local.a\n}\nmodule \"vpc\" {\n  source = local.a\n}\n",
 			summary: "Circular reference",
