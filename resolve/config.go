@@ -729,6 +729,9 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 				return
 			}
 			mc.Constraints, mc.HasVersion, mc.VersionRange = vc, true, a.Expr.Range()
+		} else {
+			// An override file's null version removes the version.
+			mc.Constraints, mc.HasVersion, mc.VersionRange = versions.Constraints{}, false, hcl.Range{}
 		}
 	}
 	if mc.HasVersion && mc.Kind == ModuleSourceLocal {

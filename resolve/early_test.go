@@ -333,6 +333,13 @@ module "vpc" {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("requirements %q, want %q", got, want)
 	}
+	// An override file's version that is null removes the version.
+	writeFiles(t, dir, map[string]string{"override.tf": "module \"vpc\" {\n  version = null\n}\n"})
+	got = readEarly(t, dir, resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{Var: "v=1.2.3"}}})
+	want = `root module (main.tf:5) requires module "vpc" (registry.example.test/acme/vpc/aws) any version`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("with a null override: requirements %q, want %q", got, want)
+	}
 }
 
 // TestEarlyEvalFS: ReadTreeFS reads the automatic variables files and
