@@ -3,6 +3,7 @@ package resolve
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,6 +30,19 @@ type ReadOptions struct {
 	// [DefaultRegistryHost]. It is never taken from the address library,
 	// whose default is another host.
 	DefaultHost string
+	// Variables are the values given to the root module's input
+	// variables, which a module call's source and version may use (with
+	// locals and functions; see [Variables]). They apply to the module
+	// read under the call path "" only; the zero value reads the
+	// environment and the root directory's variables files as OpenTofu
+	// does.
+	Variables Variables
+	// Caller is the module call whose arguments give the input variables
+	// of a module read under a non-empty call path, for the early
+	// evaluation of its own module calls; [ReadTree] sets it for the
+	// local modules it follows. Nil: a variable a source or version uses
+	// is not known early, an error.
+	Caller *ModuleCall
 }
 
 // Module is what one module directory's configuration says about
@@ -69,7 +83,9 @@ type ModuleCall struct {
 	Name string
 	// Path is the call path: the parent's path and Name, joined by ".".
 	Path string
-	// Source is the source argument as written.
+	// Source is the source argument's value: the string as written, or
+	// what its expression evaluated to (variables, locals, functions;
+	// see [Variables]).
 	Source string
 	// Address is Source parsed (with DefaultHost for registry addresses);
 	// nil if it did not parse.
@@ -82,6 +98,12 @@ type ModuleCall struct {
 	SourceRange  hcl.Range
 	VersionRange hcl.Range
 	DeclRange    hcl.Range
+
+	// static is the scope of the module holding the call, where args
+	// (the call's other arguments: the called module's input variables)
+	// are evaluated.
+	static *staticScope
+	args   map[string]*hcl.Attribute
 }
 
 // Config is a module tree read by [ReadTree]: a module and the local
@@ -132,7 +154,9 @@ func readTree(c *Config, d dirs, dir, call string, stack []string, opts ReadOpti
 		case !d.isDir(child):
 			bad("Unreadable module directory", fmt.Sprintf("The local module %q refers to %q, which is not a directory.", mc.Path, child))
 		default:
-			diags = append(diags, readTree(c, d, child, mc.Path, stack, opts)...)
+			copts := opts
+			copts.Caller = &mc
+			diags = append(diags, readTree(c, d, child, mc.Path, stack, copts)...)
 		}
 	}
 	return diags
@@ -184,7 +208,13 @@ func readModuleIn(d dirs, dir, call string, opts ReadOptions) (*Module, hcl.Diag
 		}
 		files = append(files, File{Name: path, Src: src})
 	}
-	mod, more := ReadFiles(files, call, opts)
+	var rv *rootValues
+	if call == "" {
+		var more hcl.Diagnostics
+		rv, more = collectRootValues(d, dir, opts.Variables)
+		diags = append(diags, more...)
+	}
+	mod, more := readFiles(files, call, opts, dir, rv)
 	mod.Dir = dir
 	return mod, append(diags, more...)
 }
@@ -212,9 +242,31 @@ func isOverride(name string) bool {
 
 // ReadFiles reads one module from the given files, as [ReadModule] does
 // from a directory. Files are processed sorted by name, override files
-// last.
+// last. With no directory, no automatic variables file is read for the
+// root module (call ""); relative -var-file paths of opts.Variables are
+// read from the process's working directory.
 func ReadFiles(files []File, call string, opts ReadOptions) (*Module, hcl.Diagnostics) {
+	var rv *rootValues
+	var diags hcl.Diagnostics
+	if call == "" {
+		rv, diags = collectRootValues(nil, ".", opts.Variables)
+	}
+	m, more := readFiles(files, call, opts, ".", rv)
+	return m, append(diags, more...)
+}
+
+// readFiles reads one module from files; dir is its directory (for
+// path.module), rv the values given to a root module's variables.
+func readFiles(files []File, call string, opts ReadOptions, dir string, rv *rootValues) (*Module, hcl.Diagnostics) {
+	static := newStaticScope()
+	static.dir, static.call, static.root, static.lookupEnv = dir, call, rv, opts.Variables.lookupEnv
+	if call == "" {
+		static.rootDir = dir
+	} else if c := opts.Caller; c != nil && c.static != nil {
+		static.caller, static.rootDir = c, c.static.rootDir
+	}
 	r := &reader{
+		static:   static,
 		call:     call,
 		host:     cmp.Or(opts.DefaultHost, DefaultRegistryHost),
 		declared: map[string]*ProviderEntry{},
@@ -231,8 +283,17 @@ func ReadFiles(files []File, call string, opts ReadOptions) (*Module, hcl.Diagno
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	for _, f := range files {
-		r.file(f)
+	parsed := make([]*hcl.File, len(files))
+	for i, f := range files {
+		parsed[i] = r.parse(f)
+		if parsed[i] != nil {
+			static.declare(parsed[i].Body, isOverride(f.Name))
+		}
+	}
+	for i, f := range files {
+		if parsed[i] != nil {
+			r.file(parsed[i], isOverride(f.Name))
+		}
 	}
 	return r.finish(), r.diags
 }
@@ -249,6 +310,7 @@ type blockVersion struct {
 }
 
 type reader struct {
+	static   *staticScope
 	call     string
 	host     string
 	declared map[string]*ProviderEntry
@@ -282,7 +344,8 @@ var moduleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "source"}, {Name: "version"}, {Name: "providers"},
 }}
 
-func (r *reader) file(f File) {
+// parse parses one configuration file; nil if it could not be.
+func (r *reader) parse(f File) *hcl.File {
 	var file *hcl.File
 	var diags hcl.Diagnostics
 	if strings.HasSuffix(f.Name, ".json") {
@@ -296,9 +359,12 @@ func (r *reader) file(f File) {
 	}
 	r.diags = append(r.diags, diags...)
 	if file == nil || file.Body == nil {
-		return
+		return nil
 	}
-	override := isOverride(f.Name)
+	return file
+}
+
+func (r *reader) file(file *hcl.File, override bool) {
 	content, _, diags := file.Body.PartialContent(fileSchema)
 	r.diags = append(r.diags, diags...)
 	for _, b := range content.Blocks {
@@ -606,7 +672,7 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		r.errorf(b.LabelRanges[0], "Invalid module instance name", "%q is not a valid module name: it must start with a letter or underscore and contain only letters, digits, underscores and dashes.", name)
 		return
 	}
-	c, _, diags := b.Body.PartialContent(moduleSchema)
+	c, rest, diags := b.Body.PartialContent(moduleSchema)
 	r.diags = append(r.diags, diags...)
 	prev, dup := r.calls[name]
 	if dup && !override {
@@ -622,9 +688,21 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		cp := *prev
 		mc = &cp
 	}
+	args, _ := rest.JustAttributes()
+	mc.static = r.static
+	mc.args = maps.Clone(mc.args)
+	if mc.args == nil {
+		mc.args = map[string]*hcl.Attribute{}
+	}
+	maps.Copy(mc.args, args)
 	if a, ok := c.Attributes["source"]; ok {
-		s, good := r.stringValue(a.Expr, "module source")
+		s, good, diags := r.static.stringValue(a.Expr, fmt.Sprintf("The source of module %q", name))
+		r.diags = append(r.diags, diags...)
+		if diags.HasErrors() {
+			return
+		}
 		if !good {
+			r.errorf(a.Expr.Range(), "Invalid module source", "The source of module %q is null; it must be a string.", name)
 			return
 		}
 		ms, err := address.ParseModuleSourceWith(s, address.Options{DefaultRegistryHost: r.host})
@@ -638,16 +716,23 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		return
 	}
 	if a, ok := c.Attributes["version"]; ok {
-		s, good := r.stringValue(a.Expr, "version constraint")
-		if !good {
+		s, good, diags := r.static.stringValue(a.Expr, fmt.Sprintf("The version of module %q", name))
+		r.diags = append(r.diags, diags...)
+		if diags.HasErrors() {
 			return
 		}
-		vc, err := versions.ParseModuleConstraints(s)
-		if err != nil {
-			r.errorf(a.Expr.Range(), "Invalid version constraint", "The version constraint %q of module %q is invalid: %s.", s, name, err)
-			return
+		// A null version is no version, as in OpenTofu.
+		if good {
+			vc, err := versions.ParseModuleConstraints(s)
+			if err != nil {
+				r.errorf(a.Expr.Range(), "Invalid version constraint", "The version constraint %q of module %q is invalid: %s.", s, name, err)
+				return
+			}
+			mc.Constraints, mc.HasVersion, mc.VersionRange = vc, true, a.Expr.Range()
+		} else {
+			// An override file's null version removes the version.
+			mc.Constraints, mc.HasVersion, mc.VersionRange = versions.Constraints{}, false, hcl.Range{}
 		}
-		mc.Constraints, mc.HasVersion, mc.VersionRange = vc, true, a.Expr.Range()
 	}
 	if mc.HasVersion && mc.Kind == ModuleSourceLocal {
 		r.errorf(mc.VersionRange, "Invalid version argument", "The module %q has a local source %q, which has no versions: remove the version argument.", name, mc.Source)

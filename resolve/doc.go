@@ -24,9 +24,19 @@
 //     DEFAULTHOST/hashicorp/NAME, with a warning ("terraform" means the
 //     built-in provider);
 //   - the deprecated version argument of provider blocks, with a warning;
-//   - module blocks (source, version); sources are parsed with
-//     source/address: a remote call's requirement names the canonical
-//     package address (registry host spelled out, git URL without ref,
+//   - module blocks (source, version). Source and version are evaluated
+//     early, as in OpenTofu 1.8+: from literals, input variables, locals,
+//     path.*, terraform.workspace and functions. The root module's
+//     variables take their values from [ReadOptions].Variables (-var,
+//     -var-file, terraform.tfvars, *.auto.tfvars, TF_VAR_*, defaults, in
+//     OpenTofu's precedence); a value not known then (no default and no
+//     value, a resource attribute, a module output, a sensitive value) is
+//     an error naming the call and the reference, never a requirement of
+//     the text as written. A called module's variables take the
+//     arguments of its call ([ReadOptions].Caller, set by [ReadTree] for
+//     local modules), evaluated in the caller, else their defaults.
+//     Sources are parsed with source/address: a remote call's
+//     requirement names the canonical package address (registry host spelled out, git URL without ref,
 //     OCI repository), carries the git ref / OCI tag or digest that pins
 //     it, and the source its lock entry records ("//subdir" kept);
 //   - override files, which replace what they set.

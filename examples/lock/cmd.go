@@ -17,6 +17,7 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -46,6 +47,7 @@ type command struct {
 	fsMirror      string
 	netMirror     string
 	flavor        install.Flavor
+	varArgs       []resolve.VarArg // -var and -var-file, in order
 	stderr        io.Writer
 }
 
@@ -53,6 +55,29 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// varFlag is -var or -var-file: both append to one list, keeping the
+// command line's order, which decides which value wins.
+type varFlag struct {
+	args *[]resolve.VarArg
+	file bool
+}
+
+func (v varFlag) String() string { return "" }
+func (v varFlag) Set(s string) error {
+	if !v.file {
+		*v.args = append(*v.args, resolve.VarArg{Var: s})
+		return nil
+	}
+	// Relative to this process's working directory, as for a tofu run
+	// in the directory the command is started from.
+	abs, err := filepath.Abs(s)
+	if err != nil {
+		return err
+	}
+	*v.args = append(*v.args, resolve.VarArg{File: abs})
+	return nil
+}
 
 func parseArgs(args []string, stderr io.Writer) (*command, error) {
 	c := &command{stderr: stderr}
@@ -71,6 +96,8 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 		defCache = filepath.Join(d, "tflock")
 	}
 	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory (git clones and tag lists in its git/ subdirectory)")
+	fs.Var(varFlag{args: &c.varArgs}, "var", "set a root module variable for module sources and versions, NAME=VALUE (repeatable)")
+	fs.Var(varFlag{args: &c.varArgs, file: true}, "var-file", "read root module variable values from a .tfvars file (repeatable; later -var and -var-file win)")
 	flavor := fs.String("flavor", "", `write the lock file as "opentofu" or "terraform" does (header, hashes, default registry host); default: as the existing lock file was written`)
 	var plats, plugins listFlag
 	if c.providersLock {
@@ -134,7 +161,8 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Flavor:        c.flavor,
 		UnifyModules:  c.unifyModules,
 		// Providers a debugger runs already: not installed, not locked.
-		Reattach: os.Getenv("TF_REATTACH_PROVIDERS"),
+		Reattach:  os.Getenv("TF_REATTACH_PROVIDERS"),
+		Variables: resolve.Variables{Args: c.varArgs},
 	}
 	if c.cacheDir != "" {
 		ch, err := cache.Open(c.cacheDir, cache.Options{Events: out})

@@ -2,7 +2,7 @@
 // as "tofu init" does for dependencies, with modules locked too. It is
 // tflock's main demo.
 //
-//	go run ./examples/lock [-upgrade] [-lockfile=readonly] [-reset] [DIR]
+//	go run ./examples/lock [-upgrade] [-lockfile=readonly] [-var NAME=VALUE]... [-var-file FILE]... [-reset] [DIR]
 //	go run ./examples/lock providers-lock [-platform=OS_ARCH]... [-fs-mirror=DIR] [-net-mirror=URL] [DIR]
 //
 // Without DIR it works on a copy of the sample configuration shipped in
@@ -19,7 +19,11 @@
 // With DIR it works on that configuration like tofu: sources come from the
 // CLI configuration (TF_CLI_CONFIG_FILE, ~/.tofurc, ...; every
 // provider_installation method, oci_mirror included), and tofu's flags
-// -upgrade, -lockfile=readonly and -plugin-dir apply. The providers-lock
+// -upgrade, -lockfile=readonly and -plugin-dir apply; -var NAME=VALUE and
+// -var-file FILE (repeatable, a later one winning, files relative to the
+// directory the command runs in) give the root module's variables, which
+// module sources and versions may use, beside terraform.tfvars,
+// *.auto.tfvars and TF_VAR_* as tofu reads them. The providers-lock
 // mode records the hashes of every -platform without installing, from the
 // registry or from -fs-mirror / -net-mirror. The providers that the local
 // state (DIR/terraform.tfstate, if present) still uses stay locked, and

@@ -47,6 +47,11 @@ type CheckOptions struct {
 	// DefaultHost is the registry host of addresses without one. Default
 	// [resolve.DefaultRegistryHost].
 	DefaultHost string
+	// Variables are the root module's input variable values (-var,
+	// -var-file) for the early evaluation of module sources and
+	// versions; the zero value reads terraform.tfvars, *.auto.tfvars and
+	// TF_VAR_* as OpenTofu does. See [resolve.Variables].
+	Variables resolve.Variables
 }
 
 // CheckedProvider is a selected provider's installed package.
@@ -335,7 +340,7 @@ func installProblem(errs *[]error, problems *[]Problem, kind ProblemKind, pkg so
 // every module modules.json lists, or the root module and its local
 // modules when there is no manifest.
 func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
-	ropts := resolve.ReadOptions{DefaultHost: opts.DefaultHost}
+	ropts := resolve.ReadOptions{DefaultHost: opts.DefaultHost, Variables: opts.Variables}
 	man, err := ReadManifest(filepath.Join(opts.InstallDir, "modules", ManifestFile))
 	if err != nil {
 		return nil, err
@@ -349,22 +354,23 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		// modules.json says they are installed.
 		reqs := root.Requirements()
 		have := map[string]bool{}
+		callers := callerIndex{}
 		for _, m := range root.Modules {
 			have[m.Call] = true
+			callers.add(m)
 		}
+		var recs []ManifestRecord
 		for _, rec := range man.Modules {
-			if have[rec.Key] {
-				continue
+			if !have[rec.Key] {
+				recs = append(recs, rec)
 			}
-			more, err := readInstalled(opts.Dir, rec, ropts)
-			if err != nil {
-				return nil, err
-			}
-			reqs = append(reqs, more...)
 		}
-		return reqs, nil
+		more, err := readAllInstalled(opts.Dir, recs, ropts, callers)
+		if err != nil {
+			return nil, err
+		}
+		return append(reqs, more...), nil
 	}
-	var reqs []resolve.Requirement
 	if len(man.Modules) == 0 {
 		cfg, diags := resolve.ReadTree(opts.Dir, "", ropts)
 		if diags.HasErrors() {
@@ -372,23 +378,16 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		}
 		return cfg.Requirements(), nil
 	}
-	for _, rec := range man.Modules {
-		more, err := readInstalled(opts.Dir, rec, ropts)
-		if err != nil {
-			return nil, err
-		}
-		reqs = append(reqs, more...)
-	}
-	return reqs, nil
+	return readAllInstalled(opts.Dir, man.Modules, ropts, callerIndex{})
 }
 
 // readInstalled reads the requirements of one module modules.json lists,
 // in its directory relative to the configuration directory dir.
-func readInstalled(dir string, rec ManifestRecord, ropts resolve.ReadOptions) ([]resolve.Requirement, error) {
+func readInstalled(dir string, rec ManifestRecord, ropts resolve.ReadOptions) (*resolve.Module, error) {
 	mdir := filepath.Join(dir, filepath.FromSlash(rec.Dir))
 	m, diags := resolve.ReadModule(mdir, rec.Key, ropts)
 	if diags.HasErrors() {
 		return nil, &ConfigError{Dir: mdir, Diagnostics: diags}
 	}
-	return m.Requirements, nil
+	return m, nil
 }

@@ -267,7 +267,7 @@ func (r *run) resolveOptions() resolve.Options {
 }
 
 func (r *run) readOptions() resolve.ReadOptions {
-	return resolve.ReadOptions{DefaultHost: r.s.DefaultHost}
+	return resolve.ReadOptions{DefaultHost: r.s.DefaultHost, Variables: r.s.Variables}
 }
 
 func (r *run) requirements() []resolve.Requirement {
@@ -391,7 +391,7 @@ func (r *run) walk(ctx context.Context) error {
 			r.mu.Unlock()
 			dir := filepath.Join(mf.entry.Dir, filepath.FromSlash(mf.sub))
 			root := path.Join(r.modulesRoot(), mf.pick.Call)
-			more, err := r.readTree(ctx, dir, mf.pick.Call, mf.entry.Dir, root)
+			more, err := r.readCalledTree(ctx, dir, mf.call, mf.entry.Dir, root)
 			if err != nil {
 				return err
 			}

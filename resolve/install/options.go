@@ -117,6 +117,11 @@ type Options struct {
 	// DefaultHost is the registry host of addresses without one. Default
 	// [resolve.DefaultRegistryHost].
 	DefaultHost string
+	// Variables are the root module's input variable values (-var,
+	// -var-file) for the early evaluation of module sources and
+	// versions; the zero value reads terraform.tfvars, *.auto.tfvars and
+	// TF_VAR_* as OpenTofu does. See [resolve.Variables].
+	Variables resolve.Variables
 	// Concurrency bounds the lookups (version lists, checksums, module
 	// fetches) running at once, which mostly wait on the network. If less
 	// than or equal to 0, a default (currently 64) is used. Provider

@@ -29,7 +29,7 @@ module "double_ref" {
 }
 
 module "expr_source" {
-  source = local.src # ERROR: Variables not allowed
+  source = local.src # ERROR: Reference to undeclared local value
 }
 
 module "archive_versioned" {

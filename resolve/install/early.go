@@ -1,0 +1,61 @@
+package install
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/tflock/tflock/resolve"
+)
+
+// readCalledTree reads the module tree of a fetched remote module called
+// by mc: its input variables, which its own module calls' sources and
+// versions may use, take the arguments of mc.
+func (r *run) readCalledTree(ctx context.Context, dir string, mc *resolve.ModuleCall, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
+	opts := r.readOptions()
+	opts.Caller = mc
+	cfg, diags := resolve.ReadTree(dir, mc.Path, opts)
+	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
+}
+
+// callerIndex holds the module calls of the modules read so far by call
+// path, so that a module read later evaluates its own calls' sources and
+// versions with its caller's arguments.
+type callerIndex map[string]*resolve.ModuleCall
+
+func (ix callerIndex) add(m *resolve.Module) {
+	for i := range m.Calls {
+		ix[m.Calls[i].Path] = &m.Calls[i]
+	}
+}
+
+// readAllInstalled reads the modules of recs (modules.json records),
+// callers before the modules they call, and returns their requirements in
+// the order of recs.
+func readAllInstalled(dir string, recs []ManifestRecord, ropts resolve.ReadOptions, callers callerIndex) ([]resolve.Requirement, error) {
+	depth := func(key string) int {
+		if key == "" {
+			return -1
+		}
+		return strings.Count(key, ".")
+	}
+	order := slices.Clone(recs)
+	slices.SortStableFunc(order, func(a, b ManifestRecord) int { return cmp.Compare(depth(a.Key), depth(b.Key)) })
+	read := map[string][]resolve.Requirement{}
+	for _, rec := range order {
+		o := ropts
+		o.Caller = callers[rec.Key]
+		m, err := readInstalled(dir, rec, o)
+		if err != nil {
+			return nil, err
+		}
+		callers.add(m)
+		read[rec.Key] = m.Requirements
+	}
+	var reqs []resolve.Requirement
+	for _, rec := range recs {
+		reqs = append(reqs, read[rec.Key]...)
+	}
+	return reqs, nil
+}
