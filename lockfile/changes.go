@@ -348,7 +348,12 @@ func mergedModuleKeys(a, b *File) []string {
 // When only providers changed, the note is the one OpenTofu prints after
 // "tofu init" changes the file, word for word; when modules changed, it
 // names them. It returns "" for no changes.
-func Summary(changes []Change) string {
+func Summary(changes []Change) string { return SummaryBy("OpenTofu", changes) }
+
+// SummaryBy is [Summary] spoken by another tool: "Terraform" gives the note
+// terraform 1.11 prints after "terraform init" changes the file, word for
+// word for providers alone (its text is OpenTofu's with its name).
+func SummaryBy(tool string, changes []Change) string {
 	if len(changes) == 0 {
 		return ""
 	}
@@ -365,7 +370,7 @@ func Summary(changes []Change) string {
 		}
 	}
 	b.WriteString("\n")
-	b.WriteString(changedNote(providers, modules))
+	b.WriteString(changedNote(tool, providers, modules))
 	return b.String()
 }
 
@@ -373,16 +378,16 @@ func Summary(changes []Change) string {
 // For providers alone it is OpenTofu 1.12.6's text
 // (internal/command/views/init.go, InitHuman.LockFileChanged) with its
 // line breaks; otherwise it says which kinds of selections changed.
-func changedNote(providers, modules bool) string {
+func changedNote(tool string, providers, modules bool) string {
 	const rest = "in the .terraform.lock.hcl file. Review those changes and commit them to your\n" +
 		"version control system if they represent changes you intended to make.\n"
 	switch {
 	case modules && providers:
-		return "OpenTofu has made some changes to the provider and module dependency selections\nrecorded " + rest
+		return tool + " has made some changes to the provider and module dependency selections\nrecorded " + rest
 	case modules:
-		return "OpenTofu has made some changes to the module dependency selections recorded\n" + rest
+		return tool + " has made some changes to the module dependency selections recorded\n" + rest
 	}
-	return "OpenTofu has made some changes to the provider dependency selections recorded\n" + rest
+	return tool + " has made some changes to the provider dependency selections recorded\n" + rest
 }
 
 // Equal reports whether two files lock the same providers and modules with

@@ -124,3 +124,44 @@ func TestFlavorTerraformDefaultHost(t *testing.T) {
 	}
 	_ = source.CurrentPlatform
 }
+
+// TestFlavorTerraformNotes: in Terraform's flavour the notes after writing
+// the lock file are terraform's, as terraform 1.11.4 prints them after
+// "terraform init" creates the file and after "terraform init -upgrade"
+// changes it (checked with the binary and a filesystem mirror).
+func TestFlavorTerraformNotes(t *testing.T) {
+	src := flavorWorld(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": strings.Replace(providersOnlyConfig, `"~> 1.0"`, `"1.0.0"`, 1)})
+	res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: openCache(t), Flavor: install.FlavorTerraform})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note, err := install.WriteLock(filepath.Join(dir, install.LockFileName), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := "Terraform has created a lock file .terraform.lock.hcl to record the provider\n" +
+		"selections it made above. Include this file in your version control repository\n" +
+		"so that Terraform can guarantee to make the same selections by default when\n" +
+		"you run \"terraform init\" in the future.\n"
+	if note != created {
+		t.Errorf("created note:\n%s\nwant terraform's:\n%s", note, created)
+	}
+	writeFiles(t, dir, map[string]string{"main.tf": strings.Replace(providersOnlyConfig, `"~> 1.0"`, `"1.1.0"`, 1)})
+	// The file is Terraform's now: its flavour is kept without asking.
+	res, err = install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: openCache(t), Upgrade: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note, err = install.WriteLock(filepath.Join(dir, install.LockFileName), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := "Terraform has made some changes to the provider dependency selections recorded\n" +
+		"in the .terraform.lock.hcl file. Review those changes and commit them to your\n" +
+		"version control system if they represent changes you intended to make.\n"
+	if !strings.HasSuffix(note, "\n\n"+changed) {
+		t.Errorf("changed note:\n%s\nwant it to end with terraform's:\n%s", note, changed)
+	}
+}

@@ -242,6 +242,9 @@ type ModuleResult struct {
 type Result struct {
 	// Lock is the new lock file. Init does not write it; see [WriteLock].
 	Lock *lockfile.File
+	// Flavor is the flavour the lock file was written in (never
+	// FlavorAuto after Init): [WriteLock]'s notes speak as its tool.
+	Flavor Flavor
 	// Previous is the lock file Init started from.
 	Previous *lockfile.File
 	// Changes lists what differs between Previous and Lock.

@@ -30,17 +30,23 @@ func WriteLock(path string, r *Result) (string, error) {
 	if err := lockfile.WriteFile(path, r.Lock); err != nil {
 		return "", err
 	}
-	if !existed {
-		return createdNote(filepath.Base(path), r.Lock), nil
+	tool, command := "OpenTofu", "tofu init"
+	if r.Flavor == FlavorTerraform {
+		tool, command = "Terraform", "terraform init"
 	}
-	return lockfile.Summary(r.Changes), nil
+	if !existed {
+		return createdNote(filepath.Base(path), r.Lock, tool, command), nil
+	}
+	return lockfile.SummaryBy(tool, r.Changes), nil
 }
 
 // createdNote is the note for a lock file that did not exist. For a file
 // that locks providers alone it is OpenTofu 1.12.6's text
 // (internal/command/views/init.go, InitHuman.LockFileCreated) with its line
-// breaks; a file that locks modules says so.
-func createdNote(name string, lf *lockfile.File) string {
+// breaks, or, for Terraform's flavour, the same text as terraform 1.11
+// prints it (tool "Terraform", command "terraform init"); a file that locks
+// modules says so.
+func createdNote(name string, lf *lockfile.File, tool, command string) string {
 	what := "provider"
 	if modulesAdopted(lf) {
 		what = "module"
@@ -49,10 +55,10 @@ func createdNote(name string, lf *lockfile.File) string {
 			break
 		}
 	}
-	return "OpenTofu has created a lock file " + name + " to record the " + what + "\n" +
+	return tool + " has created a lock file " + name + " to record the " + what + "\n" +
 		"selections it made above. Include this file in your version control repository\n" +
-		"so that OpenTofu can guarantee to make the same selections by default when\n" +
-		"you run \"tofu init\" in the future.\n"
+		"so that " + tool + " can guarantee to make the same selections by default when\n" +
+		"you run \"" + command + "\" in the future.\n"
 }
 
 // isEmpty reports whether a lock file locks nothing and keeps nothing.
