@@ -22,6 +22,8 @@ import (
 
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source/registry/registrytest"
+
+	"github.com/tflock/tflock/internal/testdir"
 )
 
 // TestMain removes the examples/lock binary built for the suite.
@@ -90,20 +92,7 @@ func tool(t *testing.T, envVar, what string) string {
 // repoRoot is the directory holding go.mod above the test's directory.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
+	return testdir.Root(t)
 }
 
 // countingHandler counts the requests whose path passes match.
