@@ -178,7 +178,7 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 			if _, err := pd.LinkFrom(ctx, shared, p.Package); err != nil {
 				return nil, fmt.Errorf("install: %w", err)
 			}
-		} else if _, err := pd.InstallDir(ctx, p.Package, p.Dir); err != nil {
+		} else if _, err := pd.InstallFromCache(ctx, p.Package, p.Dir); err != nil {
 			return nil, fmt.Errorf("install: %w", err)
 		}
 		rel, err := filepath.Rel(r.s.InstallDir, final.PackageDir(p.Package))

@@ -31,7 +31,11 @@ type Options struct {
 	Events source.Events
 	// TrustEntries skips re-hashing an entry each time it is used. By
 	// default (false) an entry is hashed on use and a damaged one is
-	// replaced, at the cost of reading it once more.
+	// replaced, at the cost of reading it once more. Providers installed
+	// by resolve/install share their files with the cache entry (hard
+	// links where the file system allows): an installed file edited in
+	// place edits the entry too, which the default re-hashing catches and
+	// TrustEntries does not.
 	TrustEntries bool
 	// PollInterval is how often a process waiting for another process's
 	// lock on a package tries again. Zero or less means 20ms.

@@ -204,6 +204,18 @@ func (d *Dir) InstallDir(ctx context.Context, pkg source.ProviderPackage, from s
 	return d.place(pkg, func(tmp string) error { return fsutil.CopyDir(ctx, from, tmp) })
 }
 
+// InstallFromCache installs pkg from a package-cache entry at from, as
+// [Dir.InstallDir] does, with each file hard-linked to the entry's where
+// the file system allows it (else copied): neither the cache entry nor the
+// installed package is ever written, so they may share their contents, and
+// a large provider is installed without writing it again.
+func (d *Dir) InstallFromCache(ctx context.Context, pkg source.ProviderPackage, from string) (*Installed, error) {
+	if err := checkPackage(pkg); err != nil {
+		return nil, err
+	}
+	return d.place(pkg, func(tmp string) error { return fsutil.LinkDir(ctx, from, tmp) })
+}
+
 // LinkFrom makes pkg, installed in the shared cache, available in d: a
 // symbolic link to the cache's package directory (relative when possible),
 // or a copy where links cannot be made. This is how tofu uses its plugin

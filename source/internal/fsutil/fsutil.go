@@ -63,6 +63,23 @@ func ValidName(name string) bool {
 // keeping the executable bits. Symbolic links are followed, src itself
 // included (a mirror's package directory may be a link to the real one).
 func CopyDir(ctx context.Context, src, dst string) error {
+	return copyTree(ctx, src, dst, copyFile)
+}
+
+// LinkDir is [CopyDir] with each regular file hard-linked where the file
+// system allows it (same device, links permitted), else copied. The files
+// then share their contents with src: for trees that nobody writes, such
+// as package-cache entries and the packages installed from them.
+func LinkDir(ctx context.Context, src, dst string) error {
+	return copyTree(ctx, src, dst, func(from, to string, perm fs.FileMode) error {
+		if err := os.Link(from, to); err == nil {
+			return nil
+		}
+		return copyFile(from, to, perm)
+	})
+}
+
+func copyTree(ctx context.Context, src, dst string, copyFile func(from, to string, perm fs.FileMode) error) error {
 	src, err := filepath.EvalSymlinks(src)
 	if err != nil {
 		return err
@@ -91,7 +108,7 @@ func CopyDir(ctx context.Context, src, dst string) error {
 				if err := os.MkdirAll(target, 0o755); err != nil {
 					return err
 				}
-				return CopyDir(ctx, p, target)
+				return copyTree(ctx, p, target, copyFile)
 			}
 			return os.MkdirAll(target, 0o755)
 		}
