@@ -412,38 +412,3 @@ func writeFile(t *testing.T, p, content string) {
 		t.Fatal(err)
 	}
 }
-
-// knownFailures collects the failed checks of behaviour an open issue asks
-// for and tflock does not have yet. At the end of the test, they skip it
-// with the issue and what failed (fail it with TFLOCK_INTEROP_STRICT=1);
-// when every check passes, the test fails so that the mark is removed.
-type knownFailures struct {
-	t     *testing.T
-	issue string
-	fails []string
-}
-
-func expectFailures(t *testing.T, issue string) *knownFailures {
-	return &knownFailures{t: t, issue: issue}
-}
-
-func (k *knownFailures) check(ok bool, format string, args ...any) {
-	k.t.Helper()
-	if !ok {
-		k.fails = append(k.fails, fmt.Sprintf(format, args...))
-	}
-}
-
-func (k *knownFailures) done() {
-	k.t.Helper()
-	if len(k.fails) == 0 {
-		k.t.Errorf("%s: every check passes now; remove the known-failure mark", k.issue)
-		return
-	}
-	msg := k.issue + ": " + strings.Join(k.fails, "; ")
-	if os.Getenv("TFLOCK_INTEROP_STRICT") != "" {
-		k.t.Error(msg)
-		return
-	}
-	k.t.Skip(msg + " (known failure; TFLOCK_INTEROP_STRICT=1 fails the test)")
-}

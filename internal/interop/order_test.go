@@ -10,13 +10,13 @@ import (
 )
 
 // TestInteropTofuThenTflock: "tofu init" first, then tflock on the same
-// directory. What holds today: the provider blocks tofu wrote are kept byte
-// for byte (a provider-only configuration: the whole file, and tflock says
-// "No changes"), tflock adds its module blocks, and a following "tofu
-// init" accepts the result without changing it. What issue 13 item 1 asks
-// is checked as a known failure until it all holds: with an empty cache,
-// tflock reuses the provider packages and modules tofu installed (no
-// download) and deletes none of tofu's files.
+// directory: the provider blocks tofu wrote are kept byte for byte (a
+// provider-only configuration: the whole file, and tflock says "No
+// changes"), tflock adds its module blocks, and a following "tofu init"
+// accepts the result without changing it; with an empty cache, tflock
+// reuses the provider packages and the modules (registry, git with its
+// .git, OCI) tofu installed, with no download, and deletes none of tofu's
+// files (issue 13 item 1).
 func TestInteropTofuThenTflock(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
 	w := newWorld(t)
@@ -62,10 +62,16 @@ func TestInteropTofuThenTflock(t *testing.T) {
 		t.Errorf("tofu init changed tflock's lock file\n--- tflock\n%s\n--- tofu\n%s\n%s", mine, got, tofuOut)
 	}
 
-	k := expectFailures(t, "issue 13 item 1: tflock after tofu reuses what tofu installed and keeps its files")
-	k.check(w.providerDownloads() == providers, "tflock downloaded %d provider packages that tofu had installed", w.providerDownloads()-providers)
-	k.check(w.moduleDownloads() == modules, "tflock downloaded %d module archives that tofu had installed", w.moduleDownloads()-modules)
-	k.check(w.ociFetches() == fetches, "tflock fetched %d OCI manifests or blobs that tofu had installed", w.ociFetches()-fetches)
+	// Issue 13 item 1: what tofu installed is reused and its files kept.
+	if n := w.providerDownloads() - providers; n != 0 {
+		t.Errorf("tflock downloaded %d provider packages that tofu had installed", n)
+	}
+	if n := w.moduleDownloads() - modules; n != 0 {
+		t.Errorf("tflock downloaded %d module archives that tofu had installed", n)
+	}
+	if n := w.ociFetches() - fetches; n != 0 {
+		t.Errorf("tflock fetched %d OCI manifests or blobs that tofu had installed", n)
+	}
 	after := w.snapshot(".terraform/providers")
 	var removed []string
 	for p := range tofuProviders {
@@ -73,10 +79,12 @@ func TestInteropTofuThenTflock(t *testing.T) {
 			removed = append(removed, p)
 		}
 	}
-	k.check(len(removed) == 0, "tflock removed tofu's files %v", removed)
-	_, err := os.Stat(w.path(".terraform/modules/network/.git"))
-	k.check(err == nil, "tflock replaced tofu's git checkout of module network by a copy without .git")
-	k.done()
+	if len(removed) != 0 {
+		t.Errorf("tflock removed tofu's files %v", removed)
+	}
+	if _, err := os.Stat(w.path(".terraform/modules/network/.git")); err != nil {
+		t.Errorf("tflock replaced tofu's git checkout of module network by a copy without .git: %v", err)
+	}
 }
 
 // TestInteropReadOnlyAfterTofu: issue 13 item 3. On a CI checkout (no

@@ -88,6 +88,11 @@ func (r *run) adoptInstalled(calls []*resolve.ModuleCall) {
 				continue
 			}
 			ml.Commit = commit
+		case isOCI(mc) && pin.Digest == "":
+			// tofu's OCI install records no digest: the entry keeps the
+			// tag as written and the installed package's h1:, and gains
+			// its digest at the next fetch (a moved tag is then a checksum
+			// error).
 		default:
 			continue
 		}
@@ -115,6 +120,11 @@ func (r *run) moduleRequirement(call string) (resolve.Requirement, bool) {
 func isGit(mc *resolve.ModuleCall) bool {
 	a, ok := mc.Address.(address.Remote)
 	return ok && a.Kind == address.KindGit
+}
+
+func isOCI(mc *resolve.ModuleCall) bool {
+	a, ok := mc.Address.(address.Remote)
+	return ok && a.Kind == address.KindOCI
 }
 
 // installedCommit reads the commit of the git checkout holding the module
