@@ -1,0 +1,139 @@
+package install_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/resolve/install/installtest"
+)
+
+// managedConfig calls the world's git and OCI modules with tflock
+// annotations, written with comments and uneven spacing that a rewrite
+// must keep.
+func managedConfig(netC, netRef, storeC, storeSrc string) string {
+	return `# top comment
+module "network" {
+  # tflock: version = "` + netC + `"
+  source    =   "` + installtest.Network + `?ref=` + netRef + `"   # trailing comment
+}
+
+/* between */
+module "storage" {
+    source = "` + storeSrc + `" // tflock: version = "` + storeC + `"
+}
+`
+}
+
+func readText(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func gitCommit(t *testing.T, w *installtest.World, tag string) string {
+	t.Helper()
+	c, err := installtest.Git(context.Background(), filepath.Join(w.GitDir, "acme", "network.git"), "rev-parse", tag+"^{commit}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Calls constrained by "# tflock: version" comments: the first lock writes
+// the selected tags into the sources, byte for byte elsewhere; a re-run
+// changes nothing; a hand-edited ref is refused read-only and put back
+// otherwise; -upgrade moves the ref with the lock; providers lock mode
+// and KeepManagedRefs never write.
+func TestInitManagedRefs(t *testing.T) {
+	w := startWorld(t)
+	dir := t.TempDir()
+	mainTF := filepath.Join(dir, "main.tf")
+	writeFiles(t, dir, map[string]string{"main.tf": managedConfig("~> 1.0", "v1.0.0", "1.0.0", installtest.Storage)})
+	c := openCache(t)
+
+	// First lock: network moves to the newest 1.x tag, storage gets a tag.
+	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	want := managedConfig("~> 1.0", "v1.1.0", "1.0.0", installtest.Storage+"?tag=1.0.0")
+	if got := readText(t, mainTF); got != want {
+		t.Fatalf("main.tf after the first lock:\n%s\nwant:\n%s", got, want)
+	}
+	if len(res.Rewritten) != 2 || res.Rewritten[0].Call != "network" || res.Rewritten[0].Line != 4 || res.Rewritten[1].New != installtest.Storage+"?tag=1.0.0" {
+		t.Errorf("Rewritten = %+v", res.Rewritten)
+	}
+	ml := res.Lock.Module("network")
+	if ml == nil || ml.Version.String() != "1.1.0" || ml.Ref != "" || ml.Constraints != "~> 1.0" || ml.Commit != gitCommit(t, w, "v1.1.0") {
+		t.Fatalf("network lock = %+v, want 1.1.0 at v1.1.0's commit, constrained, no ref", ml)
+	}
+	if sl := res.Lock.Module("storage"); sl == nil || sl.Version.String() != "1.0.0" || sl.Tag != "" {
+		t.Errorf("storage lock = %+v, want 1.0.0 without a tag", sl)
+	}
+	if got := readText(t, filepath.Join(dir, ".terraform", "modules", "network", "main.tf")); !strings.Contains(got, `"1.1.0"`) {
+		t.Errorf("installed network:\n%s\nwant 1.1.0", got)
+	}
+	manifest := readText(t, filepath.Join(dir, ".terraform", "modules", "modules.json"))
+	if !strings.Contains(manifest, "network.git?ref=v1.1.0") {
+		t.Errorf("modules.json does not record the rewritten source:\n%s", manifest)
+	}
+
+	// A re-run: nothing to do.
+	lockBefore := readText(t, filepath.Join(dir, install.LockFileName))
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	if len(res.Rewritten) != 0 || len(res.Changes) != 0 || readText(t, mainTF) != want || readText(t, filepath.Join(dir, install.LockFileName)) != lockBefore {
+		t.Errorf("re-run: rewritten %+v, changes %v", res.Rewritten, res.Changes)
+	}
+
+	// The ref edited by hand: read-only refuses, naming file and line.
+	edited := managedConfig("~> 1.0", "v1.0.0", "1.0.0", installtest.Storage+"?tag=1.0.0")
+	writeFiles(t, dir, map[string]string{"main.tf": edited})
+	before := snapshot(t, dir)
+	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, ReadOnly: true})
+	var mre *install.ManagedRefError
+	if !errors.As(err, &mre) || len(mre.Rewrites) != 1 || !strings.Contains(err.Error(), "main.tf:4") || !strings.Contains(err.Error(), "ref=v1.1.0") {
+		t.Errorf("read-only: %v, want a *ManagedRefError for network at main.tf:4", err)
+	}
+	if snapshot(t, dir) != before {
+		t.Error("the read-only run changed the directory")
+	}
+	// Providers lock mode and KeepManagedRefs leave it too.
+	if _, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, ProvidersLock: true}); err != nil {
+		t.Fatal(err)
+	}
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, KeepManagedRefs: true})
+	if readText(t, mainTF) != edited || len(res.Rewritten) != 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), "Module source not rewritten") {
+		t.Errorf("KeepManagedRefs: rewritten %+v, warnings %q", res.Rewritten, res.Warnings)
+	}
+	// A normal run puts the locked tag back: the lock decides.
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	if got := readText(t, mainTF); got != want || len(res.Changes) != 0 {
+		t.Errorf("after the hand edit, main.tf:\n%s\nchanges %v", got, res.Changes)
+	}
+
+	// Wider constraints keep the lock; -upgrade moves both refs.
+	writeFiles(t, dir, map[string]string{"main.tf": managedConfig(">= 1.0.0", "v1.1.0", ">= 1.0.0", installtest.Storage+"?tag=1.0.0")})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	if len(res.Rewritten) != 0 || res.Lock.Module("network").Version.String() != "1.1.0" {
+		t.Errorf("without -upgrade: rewritten %+v", res.Rewritten)
+	}
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Upgrade: true})
+	want = managedConfig(">= 1.0.0", "v2.0.0", ">= 1.0.0", installtest.Storage+"?tag=1.1.0")
+	if got := readText(t, mainTF); got != want {
+		t.Errorf("main.tf after -upgrade:\n%s\nwant:\n%s", got, want)
+	}
+	if ml := res.Lock.Module("network"); ml == nil || ml.Version.String() != "2.0.0" || ml.Commit != gitCommit(t, w, "v2.0.0") {
+		t.Errorf("network lock after -upgrade = %+v", ml)
+	}
+	if got := readText(t, filepath.Join(dir, ".terraform", "modules", "network", "main.tf")); !strings.Contains(got, `"2.0.0"`) {
+		t.Errorf("installed network after -upgrade:\n%s", got)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(dir, ".main.tf.tmp-*")); len(entries) != 0 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
