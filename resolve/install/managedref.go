@@ -10,9 +10,10 @@ import (
 	"strings"
 
 	"github.com/tflock/tflock/resolve"
-	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/oci"
 )
 
 // SourceRewrite is one module source Init rewrote in the configuration: a
@@ -122,8 +123,9 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 
 // managedTag returns the name the picked version of a managed call is
 // published under: the tag the lister reported, the one the source
-// names already if it is that version, or else the one a fresh listing
-// reports (a pick answered by the lock file alone carries no tag).
+// names already if it is that version (read as the git or OCI source
+// reads tags), or else the one a fresh listing reports (a pick answered
+// by the lock file alone carries no tag).
 func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *resolve.ModuleCall) (string, error) {
 	v := pick.Package.Version
 	if v.IsZero() {
@@ -133,8 +135,13 @@ func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *resol
 		return pick.Tag, nil
 	}
 	if rem, ok := mc.Address.(address.Remote); ok {
-		written := cmp.Or(rem.Ref, rem.Tag)
-		if wv, err := versions.Parse(written); err == nil && wv == v && strings.Contains(mc.Source, written) {
+		// The tag written already, if it names the version as the source
+		// reads tags: no need to ask the origin.
+		written, tagVersion := rem.Ref, git.TagVersion
+		if rem.Kind == address.KindOCI {
+			written, tagVersion = rem.Tag, oci.TagVersion
+		}
+		if wv, ok := tagVersion(written); ok && wv == v {
 			return written, nil
 		}
 	}

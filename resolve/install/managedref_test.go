@@ -83,9 +83,14 @@ func TestInitManagedRefs(t *testing.T) {
 		t.Errorf("modules.json does not record the rewritten source:\n%s", manifest)
 	}
 
-	// A re-run: nothing to do.
+	// A re-run: nothing to do, and no source asked (the lock, the cache
+	// and the written tags agree).
 	lockBefore := readText(t, filepath.Join(dir, install.LockFileName))
+	requests := w.Requests()
 	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	if n := w.Requests() - requests; n != 0 {
+		t.Errorf("the re-run sent %d requests, want none", n)
+	}
 	if len(res.Rewritten) != 0 || len(res.Changes) != 0 || readText(t, mainTF) != want || readText(t, filepath.Join(dir, install.LockFileName)) != lockBefore {
 		t.Errorf("re-run: rewritten %+v, changes %v", res.Rewritten, res.Changes)
 	}
