@@ -40,11 +40,7 @@ func readText(t *testing.T, p string) string {
 
 func gitCommit(t *testing.T, w *installtest.World, tag string) string {
 	t.Helper()
-	c, err := installtest.Git(context.Background(), filepath.Join(w.GitDir, "acme", "network.git"), "rev-parse", tag+"^{commit}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return gitIn(t, filepath.Join(w.GitDir, "acme", "network.git"), "rev-parse", tag+"^{commit}")
 }
 
 // Calls constrained by "# tflock: version" comments: the first lock writes
