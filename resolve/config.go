@@ -862,9 +862,10 @@ func (r *reader) finish() *Module {
 			continue
 		}
 		pkg, lockSource := modulePackage(mc.Address, mc.Source)
+		var managedTag string
 		if mc.ManagedRef {
 			// The ref or tag is tflock's output, not the call's pin.
-			pkg.Ref = ""
+			managedTag, pkg.Ref = pkg.Ref, ""
 		}
 		if pkg.Ref != "" && mc.HasVersion {
 			r.errorf(mc.VersionRange, "Invalid version argument", "The module %q is pinned to %q by its source address; it cannot also have a version constraint.", mc.Name, pkg.Ref)
@@ -880,6 +881,8 @@ func (r *reader) finish() *Module {
 			Origin:      Origin{Module: r.call, Range: rng},
 			Call:        mc.Path,
 			LockSource:  lockSource,
+			Managed:     mc.ManagedRef,
+			ManagedTag:  managedTag,
 		})
 	}
 	return m

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/git"
@@ -135,13 +137,13 @@ func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *resol
 		return pick.Tag, nil
 	}
 	if rem, ok := mc.Address.(address.Remote); ok {
-		// The tag written already, if it names the version as the source
-		// reads tags: no need to ask the origin.
-		written, tagVersion := rem.Ref, git.TagVersion
+		// The tag written already, if it names the version: no need to
+		// ask the origin.
+		written := rem.Ref
 		if rem.Kind == address.KindOCI {
-			written, tagVersion = rem.Tag, oci.TagVersion
+			written = rem.Tag
 		}
-		if wv, ok := tagVersion(written); ok && wv == v {
+		if tagNames(rem.Kind, written, v) {
 			return written, nil
 		}
 	}
@@ -155,6 +157,39 @@ func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *resol
 		}
 	}
 	return v.String(), nil
+}
+
+// tagNames reports whether a git or OCI tag names version v, as the git
+// or OCI source reads tags.
+func tagNames(kind address.RemoteKind, tag string, v versions.Version) bool {
+	tagVersion := git.TagVersion
+	if kind == address.KindOCI {
+		tagVersion = oci.TagVersion
+	}
+	tv, ok := tagVersion(tag)
+	return ok && tv == v
+}
+
+// managedProblem says what is wrong with a managed call's ref or tag
+// (see [resolve.Requirement].Managed) for the version ml locks, or "".
+func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock) string {
+	if !q.Managed || ml == nil || ml.Version.IsZero() {
+		return ""
+	}
+	pkg, _ := q.Package.(source.ModulePackage)
+	rem, err := address.ParseRemote(pkg.Source)
+	if err != nil || tagNames(rem.Kind, q.ManagedTag, ml.Version) {
+		return ""
+	}
+	arg := "ref"
+	if rem.Kind == address.KindOCI {
+		arg = "tag"
+	}
+	written := fmt.Sprintf("%s %s", arg, q.ManagedTag)
+	if q.ManagedTag == "" {
+		written = "no " + arg
+	}
+	return fmt.Sprintf("module %q: its source, whose %s tflock manages, names %s, but the lock file selects version %s: run init without -lockfile=readonly to rewrite it", q.Call, arg, written, ml.Version)
 }
 
 // applyManagedRefs writes the planned sources into their files: only the

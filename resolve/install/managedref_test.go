@@ -103,6 +103,12 @@ func TestInitManagedRefs(t *testing.T) {
 	if snapshot(t, dir) != before {
 		t.Error("the read-only run changed the directory")
 	}
+	// Check finds it too: tofu would install v1.0.0.
+	cres, err := install.Check(context.Background(), install.CheckOptions{Dir: dir})
+	if cres == nil || len(cres.Problems) != 1 || cres.Problems[0].Kind != install.ProblemManagedRef || cres.Problems[0].Range.Start.Line != 3 ||
+		!strings.Contains(err.Error(), `module "network": its source, whose ref tflock manages, names ref v1.0.0, but the lock file selects version 1.1.0`) {
+		t.Errorf("Check on the edited ref: %+v, %v", cres, err)
+	}
 	// Providers lock mode and KeepManagedRefs leave it too.
 	if _, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, ProvidersLock: true}); err != nil {
 		t.Fatal(err)
@@ -115,6 +121,9 @@ func TestInitManagedRefs(t *testing.T) {
 	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
 	if got := readText(t, mainTF); got != want || len(res.Changes) != 0 {
 		t.Errorf("after the hand edit, main.tf:\n%s\nchanges %v", got, res.Changes)
+	}
+	if _, err := install.Check(context.Background(), install.CheckOptions{Dir: dir}); err != nil {
+		t.Errorf("Check after the rewrite: %v", err)
 	}
 
 	// Wider constraints keep the lock; -upgrade moves both refs.
