@@ -83,15 +83,16 @@ func (r *reader) annotation(b *hcl.Block, mc *ModuleCall, versionArg bool) bool 
 	// The source is rewritten in place: it must be a plain string literal.
 	src := r.srcs[mc.SourceRange.Filename]
 	if lit := `"` + mc.Source + `"`; mc.SourceRange.End.Byte > len(src) || string(src[mc.SourceRange.Start.Byte:mc.SourceRange.End.Byte]) != lit {
-		return bad("Invalid tflock annotation", "The source of module %q must be a plain quoted string (no variables, functions or escapes) for tflock to manage its %s argument.", name, managedArgument(rem))
+		return bad("Invalid tflock annotation", "The source of module %q must be a plain quoted string (no variables, functions or escapes) for tflock to manage its %s argument.", name, ManagedArgument(rem))
 	}
 	mc.Constraints, mc.HasVersion, mc.VersionRange, mc.ManagedRef = vc, true, rng, true
 	return true
 }
 
-// managedArgument is the source argument a managed call's version is
-// written to: "ref" for git, "tag" for OCI.
-func managedArgument(rem address.Remote) string {
+// ManagedArgument is the source argument a managed call's version is
+// written to (see [ModuleCall].ManagedRef): "ref" for git, "tag" for
+// OCI.
+func ManagedArgument(rem address.Remote) string {
 	if rem.Kind == address.KindOCI {
 		return "tag"
 	}
@@ -144,7 +145,7 @@ func ManagedSource(src, tag string) (string, error) {
 	if !ok || (rem.Kind != address.KindGit && rem.Kind != address.KindOCI) {
 		return "", fmt.Errorf("module source %q is neither git nor OCI", address.Redact(src))
 	}
-	key := managedArgument(rem) + "="
+	key := ManagedArgument(rem) + "="
 	base, query, hasQuery := strings.Cut(src, "?")
 	if !hasQuery {
 		return base + "?" + key + tag, nil

@@ -95,6 +95,24 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 			}})
 		}
 	}
+	// A fetched package is never edited: say when tofu would install
+	// another version than the lock's.
+	for _, t := range r.trees[1:] {
+		for _, m := range t.cfg.Modules {
+			for _, mc := range m.Calls {
+				mf := r.fetched[mc.Path]
+				rem, ok := mc.Address.(address.Remote)
+				if !mc.ManagedRef || mf == nil || !ok || mf.pick.Package.Version.IsZero() {
+					continue
+				}
+				if !tagNames(rem.Kind, writtenTag(rem), mf.pick.Package.Version) {
+					msg := fmt.Sprintf("Module source not rewritten: module %q is called from a fetched package with the source %q, whose %s tflock manages, but the lock selects version %s; tofu and terraform install what the source names.", mc.Path, address.Redact(mc.Source), resolve.ManagedArgument(rem), mf.pick.Package.Version)
+					res.Warnings = append(res.Warnings, msg)
+					source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+				}
+			}
+		}
+	}
 	slices.SortFunc(edits, func(a, b managedEdit) int { return strings.Compare(a.rw.Call, b.rw.Call) })
 	var rws []SourceRewrite
 	for _, e := range edits {
@@ -139,11 +157,7 @@ func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *resol
 	if rem, ok := mc.Address.(address.Remote); ok {
 		// The tag written already, if it names the version: no need to
 		// ask the origin.
-		written := rem.Ref
-		if rem.Kind == address.KindOCI {
-			written = rem.Tag
-		}
-		if tagNames(rem.Kind, written, v) {
+		if written := writtenTag(rem); tagNames(rem.Kind, written, v) {
 			return written, nil
 		}
 	}
@@ -170,6 +184,14 @@ func tagNames(kind address.RemoteKind, tag string, v versions.Version) bool {
 	return ok && tv == v
 }
 
+// writtenTag is the git ref or OCI tag a source writes ("" for none).
+func writtenTag(rem address.Remote) string {
+	if rem.Kind == address.KindOCI {
+		return rem.Tag
+	}
+	return rem.Ref
+}
+
 // managedProblem says what is wrong with a managed call's ref or tag
 // (see [resolve.Requirement].Managed) for the version ml locks, or "".
 func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock) string {
@@ -181,10 +203,7 @@ func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock) string {
 	if err != nil || tagNames(rem.Kind, q.ManagedTag, ml.Version) {
 		return ""
 	}
-	arg := "ref"
-	if rem.Kind == address.KindOCI {
-		arg = "tag"
-	}
+	arg := resolve.ManagedArgument(rem)
 	written := fmt.Sprintf("%s %s", arg, q.ManagedTag)
 	if q.ManagedTag == "" {
 		written = "no " + arg

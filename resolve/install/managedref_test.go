@@ -10,6 +10,7 @@ import (
 
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source/oci/ocitest"
 )
 
 // managedConfig calls the world's git and OCI modules with tflock
@@ -145,5 +146,42 @@ func TestInitManagedRefs(t *testing.T) {
 	}
 	if entries, _ := filepath.Glob(filepath.Join(dir, ".main.tf.tmp-*")); len(entries) != 0 {
 		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+// An annotated call inside a fetched package is resolved on its
+// constraint but never edited (the package is shared, and tofu installs
+// it as published): when its ref is not the selected version's, Init
+// warns.
+func TestInitManagedRefInFetchedPackage(t *testing.T) {
+	w := startWorld(t)
+	ctx := context.Background()
+	repo, err := w.OCI.Repository("modules/wrapper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := "module \"net\" {\n  # tflock: version = \"~> 1.0\"\n  source = \"" + installtest.Network + "?ref=v1.0.0\"\n}\n"
+	z, err := ocitest.Zip(map[string]string{"main.tf": inner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ocitest.PushModule(ctx, repo, z, "1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	root := "module \"wrapper\" {\n  source = \"oci://" + installtest.OCIHost + "/modules/wrapper?tag=1.0.0\"\n}\n"
+	writeFiles(t, dir, map[string]string{"main.tf": root})
+	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+	if ml := res.Lock.Module("wrapper.net"); ml == nil || ml.Version.String() != "1.1.0" {
+		t.Errorf("wrapper.net lock = %+v, want 1.1.0", ml)
+	}
+	if len(res.Rewritten) != 0 || readText(t, filepath.Join(dir, "main.tf")) != root {
+		t.Errorf("rewritten %+v", res.Rewritten)
+	}
+	if got := readText(t, filepath.Join(dir, ".terraform", "modules", "wrapper", "main.tf")); got != inner {
+		t.Errorf("the installed package was edited:\n%s", got)
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), `module "wrapper.net" is called from a fetched package with the source "`+installtest.Network+`?ref=v1.0.0", whose ref tflock manages, but the lock selects version 1.1.0`) {
+		t.Errorf("warnings %q", res.Warnings)
 	}
 }
