@@ -68,6 +68,10 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 		return nil, nil
 	}
 	var edits []managedEdit
+	// A local module called twice has its calls' sources in one place:
+	// both must want the same text there.
+	type want struct{ call, next string }
+	at := map[string]want{}
 	for _, m := range r.trees[0].cfg.Modules {
 		for i := range m.Calls {
 			mc := r.calls[m.Calls[i].Path]
@@ -86,6 +90,15 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 			if err != nil {
 				return nil, err
 			}
+			rem, _ := mc.Address.(address.Remote)
+			key := fmt.Sprintf("%s:%d", mc.SourceRange.Filename, mc.SourceRange.Start.Byte)
+			if prev, dup := at[key]; dup {
+				if prev.next != next {
+					return nil, fmt.Errorf("module calls %q and %q share the source at %s:%d, whose %s tflock manages, but their locks select different versions (%q, %q): constrain them to one version", prev.call, mc.Path, mc.SourceRange.Filename, mc.SourceRange.Start.Line, resolve.ManagedArgument(rem), address.Redact(prev.next), address.Redact(next))
+				}
+				continue
+			}
+			at[key] = want{call: mc.Path, next: next}
 			if next == mc.Source {
 				continue
 			}

@@ -185,3 +185,39 @@ func TestInitManagedRefInFetchedPackage(t *testing.T) {
 		t.Errorf("warnings %q", res.Warnings)
 	}
 }
+
+// A local module called twice holds one source for two call paths: it is
+// rewritten once when both select the same version, and a run whose
+// locks would need two different tags there fails, leaving it.
+func TestInitManagedRefSharedLocalModule(t *testing.T) {
+	w := startWorld(t)
+	dir := t.TempDir()
+	shared := func(c, ref string) string {
+		return "module \"net\" {\n  # tflock: version = \"" + c + "\"\n  source = \"" + installtest.Network + "?ref=" + ref + "\"\n}\n"
+	}
+	writeFiles(t, dir, map[string]string{
+		"main.tf":          "module \"a\" {\n  source = \"./shared\"\n}\n\nmodule \"b\" {\n  source = \"./shared\"\n}\n",
+		"shared/main.tf":   shared("1.0.0", "main"),
+		"shared/extra.txt": "not configuration\n",
+	})
+	sharedTF := filepath.Join(dir, "shared", "main.tf")
+	c := openCache(t)
+	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	if got := readText(t, sharedTF); got != shared("1.0.0", "v1.0.0") || len(res.Rewritten) != 1 {
+		t.Fatalf("shared/main.tf:\n%s\nrewritten %+v", got, res.Rewritten)
+	}
+
+	writeFiles(t, dir, map[string]string{"shared/main.tf": shared("~> 1.0", "v1.0.0")})
+	before := snapshot(t, dir)
+	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, UpgradeModules: []string{"a"}})
+	if err == nil || !strings.Contains(err.Error(), `module calls "a.net" and "b.net" share the source at `+sharedTF+`:3`) {
+		t.Errorf("upgrading one of the calls: %v, want a conflict", err)
+	}
+	if snapshot(t, dir) != before {
+		t.Error("the failed run changed the directory")
+	}
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Upgrade: true})
+	if got := readText(t, sharedTF); got != shared("~> 1.0", "v1.1.0") || len(res.Rewritten) != 1 {
+		t.Errorf("after -upgrade, shared/main.tf:\n%s\nrewritten %+v", got, res.Rewritten)
+	}
+}
