@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/versions"
@@ -269,17 +271,26 @@ func (r *run) applyManagedRefs(ctx context.Context, edits []managedEdit) ([]Sour
 	return done, nil
 }
 
+// configTempGrace is how old a temporary configuration file must be
+// before a later run may sweep it (see flock.SweepTemps).
+const configTempGrace = 5 * time.Second
+
 // writeConfigFile replaces a configuration file atomically, keeping its
-// permissions.
+// permissions. The temporary files of killed runs are swept first.
 func writeConfigFile(path string, data []byte) (err error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("rewriting module sources: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	dir, pattern := filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"
+	flock.SweepTemps(dir, pattern, configTempGrace)
+	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return fmt.Errorf("rewriting module sources: %w", err)
 	}
+	// Held until the file is closed: a temporary file whose lock is free
+	// was left by a process that died, which the next run sweeps.
+	_, _ = flock.LockOpenFile(tmp)
 	defer func() {
 		if err != nil {
 			_ = tmp.Close()

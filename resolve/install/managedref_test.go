@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
@@ -55,9 +56,19 @@ func TestInitManagedRefs(t *testing.T) {
 	mainTF := filepath.Join(dir, "main.tf")
 	writeFiles(t, dir, map[string]string{"main.tf": managedConfig("~> 1.0", "v1.0.0", "1.0.0", installtest.Storage)})
 	c := openCache(t)
+	// What a run killed while rewriting left: swept by the next rewrite.
+	stale := filepath.Join(dir, ".main.tf.tmp-1234")
+	writeFiles(t, dir, map[string]string{".main.tf.tmp-1234": "half"})
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
 
 	// First lock: network moves to the newest 1.x tag, storage gets a tag.
 	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there: %v", err)
+	}
 	want := managedConfig("~> 1.0", "v1.1.0", "1.0.0", installtest.Storage+"?tag=1.0.0")
 	if got := readText(t, mainTF); got != want {
 		t.Fatalf("main.tf after the first lock:\n%s\nwant:\n%s", got, want)
