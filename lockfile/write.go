@@ -260,24 +260,4 @@ const tempGrace = 5 * time.Second
 // sweepTemps removes the temporary files of earlier writes of the same
 // lock file that a killed process left behind: those matching pattern,
 // older than tempGrace, whose advisory lock no process holds.
-func sweepTemps(dir, pattern string) {
-	names, err := filepath.Glob(filepath.Join(dir, pattern))
-	if err != nil {
-		return
-	}
-	for _, name := range names {
-		info, err := os.Lstat(name)
-		if err != nil || !info.Mode().IsRegular() || time.Since(info.ModTime()) < tempGrace {
-			continue
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			continue
-		}
-		free, err := flock.LockOpenFile(f)
-		_ = f.Close()
-		if err == nil && free {
-			_ = os.Remove(name)
-		}
-	}
-}
+func sweepTemps(dir, pattern string) { flock.SweepTemps(dir, pattern, tempGrace) }

@@ -98,6 +98,15 @@ type ModuleCall struct {
 	SourceRange  hcl.Range
 	VersionRange hcl.Range
 	DeclRange    hcl.Range
+	// ManagedRef is set for a git or OCI call whose version constraint
+	// is a "# tflock: version = ..." comment in its module block (see
+	// [AnnotationPrefix]) rather than a version argument: Constraints and
+	// HasVersion hold the constraint, VersionRange is the comment's, and
+	// the git "ref" or OCI "tag" argument of Source is tflock's to write
+	// (the selected version's tag). The call's requirement then has no
+	// Ref. SourceRange is the source's string literal, quotes included,
+	// whose text is exactly Source.
+	ManagedRef bool
 
 	// static is the scope of the module holding the call, where args
 	// (the call's other arguments: the called module's input variables)
@@ -310,6 +319,10 @@ type blockVersion struct {
 }
 
 type reader struct {
+	// srcs are the native syntax files' contents by name, for the
+	// annotations in comments; tokens their tokens, lexed on demand.
+	srcs     map[string][]byte
+	tokens   map[string]hclsyntax.Tokens
 	static   *staticScope
 	call     string
 	host     string
@@ -355,6 +368,10 @@ func (r *reader) parse(f File) *hcl.File {
 	} else {
 		if diags = hclguard.Native(f.Src, f.Name); diags == nil {
 			file, diags = hclsyntax.ParseConfig(f.Src, f.Name, hcl.InitialPos)
+			if r.srcs == nil {
+				r.srcs = map[string][]byte{}
+			}
+			r.srcs[f.Name] = f.Src
 		}
 	}
 	r.diags = append(r.diags, diags...)
@@ -715,6 +732,9 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		r.errorf(b.DefRange, "Missing required argument", "The module call %q has no source argument.", name)
 		return
 	}
+	if !r.annotation(b, mc, c.Attributes["version"] != nil) {
+		return
+	}
 	if a, ok := c.Attributes["version"]; ok {
 		s, good, diags := r.static.stringValue(a.Expr, fmt.Sprintf("The version of module %q", name))
 		r.diags = append(r.diags, diags...)
@@ -842,6 +862,11 @@ func (r *reader) finish() *Module {
 			continue
 		}
 		pkg, lockSource := modulePackage(mc.Address, mc.Source)
+		var managedTag string
+		if mc.ManagedRef {
+			// The ref or tag is tflock's output, not the call's pin.
+			managedTag, pkg.Ref = pkg.Ref, ""
+		}
 		if pkg.Ref != "" && mc.HasVersion {
 			r.errorf(mc.VersionRange, "Invalid version argument", "The module %q is pinned to %q by its source address; it cannot also have a version constraint.", mc.Name, pkg.Ref)
 			continue
@@ -856,6 +881,8 @@ func (r *reader) finish() *Module {
 			Origin:      Origin{Module: r.call, Range: rng},
 			Call:        mc.Path,
 			LockSource:  lockSource,
+			Managed:     mc.ManagedRef,
+			ManagedTag:  managedTag,
 		})
 	}
 	return m

@@ -39,6 +39,19 @@
 //     requirement names the canonical package address (registry host spelled out, git URL without ref,
 //     OCI repository), carries the git ref / OCI tag or digest that pins
 //     it, and the source its lock entry records ("//subdir" kept);
+//   - tflock annotations: a "# tflock: version = "~> 1.0"" comment
+//     ([AnnotationPrefix]; "//" and "/* */" too) inside the module block
+//     of a git or OCI call, in a native syntax file, is the call's
+//     version constraint, in the form that tofu and terraform load
+//     (they refuse a version argument on those sources, the
+//     module-locking RFC's syntax, which is read as well). The call is
+//     then constrained and listed ([ModuleCall].ManagedRef): its
+//     requirement has no Ref, the git ref or OCI tag in its source being
+//     what tflock writes ([ManagedSource]). The source must be a plain
+//     string literal. An annotation on a registry, local or other
+//     source, on a call pinned by an OCI digest, beside a version
+//     argument, twice, or with another key than version is an error
+//     naming the file and line;
 //   - override files, which replace what they set.
 //
 // The default registry host is [ReadOptions].DefaultHost

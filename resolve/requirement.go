@@ -38,6 +38,12 @@ type Requirement struct {
 	// download options. Empty means Package's Source without credentials
 	// (address.StripCredentials): a lock file never holds one.
 	LockSource string
+	// Managed is set for a module call constrained by a tflock annotation
+	// ([AnnotationPrefix]), whose git "ref" or OCI "tag" argument tflock
+	// writes; ManagedTag is that argument as the source writes it now
+	// ("" when it has none).
+	Managed    bool
+	ManagedTag string
 }
 
 // String returns a one-line description: `module "app" (main.tf:3)

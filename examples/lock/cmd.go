@@ -214,6 +214,9 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 			return err
 		}
 	}
+	for _, rw := range res.Rewritten {
+		out.printf("Rewrote the source of module %q (%s:%d) to the locked version: %s\n", rw.Call, rw.File, rw.Line, rw.New)
+	}
 	out.printf("%d version lists fetched, %d packages downloaded.\n", res.Listed, res.Downloads)
 	lockPath := filepath.Join(opts.Dir, install.LockFileName)
 	note, err := install.WriteLock(lockPath, res)

@@ -48,9 +48,10 @@ func TestDemoEditedPins(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("first run: exit %d\n%s", code, out)
 	}
-	// The git call pinned by a ref instead of a constraint.
-	edit(`source  = "git::https://git.example.test/acme/network.git"
-  version = "~> 1.0"`, `source = "git::https://git.example.test/acme/network.git?ref=v1.0.0"`)
+	// The git call pinned by a ref instead of a constraint (the first run
+	// wrote the selected tag into the annotated call's source).
+	edit(`# tflock: version = "~> 1.0"
+  source = "git::https://git.example.test/acme/network.git?ref=v1.0.0"`, `source = "git::https://git.example.test/acme/network.git?ref=v1.0.0"`)
 	if out, code = runLock(t, common...); code != 0 {
 		t.Fatalf("ref run: exit %d\n%s", code, out)
 	}

@@ -107,6 +107,11 @@ const (
 	// ProblemNoExecutable: the installed provider package has no
 	// executable. Err says why.
 	ProblemNoExecutable
+	// ProblemManagedRef: the git ref or OCI tag of a module call that
+	// tflock manages ([resolve.AnnotationPrefix]) does not name the
+	// locked version, so tofu would install another one; Init rewrites
+	// it.
+	ProblemManagedRef
 )
 
 var problemKindNames = [...]string{
@@ -117,6 +122,7 @@ var problemKindNames = [...]string{
 	ProblemNotInstalled:       "not installed",
 	ProblemPackageMismatch:    "package mismatch",
 	ProblemNoExecutable:       "no executable",
+	ProblemManagedRef:         "managed ref out of date",
 }
 
 // String returns a short lower-case name for the kind.
@@ -242,6 +248,10 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 			case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
 				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
 				pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String())
+				problems = append(problems, pr)
+			case managedProblem(q, ml) != "":
+				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+				pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml)
 				problems = append(problems, pr)
 			}
 		}

@@ -77,6 +77,22 @@
 // [source.ChecksumReporter] where it reports them, else by downloading
 // each platform's package once, in parallel).
 //
+// Managed refs: a git or OCI module call constrained by a "# tflock:
+// version = ..." comment in its module block ([resolve.AnnotationPrefix];
+// the form stock tofu and terraform load, which refuse the module-locking
+// RFC's version argument on such a source) is resolved like a call with
+// a version argument, and its source's git "ref" or OCI "tag" argument is
+// tflock's output: once the packages are installed, Init writes the
+// selected version's tag there (on the first lock, after -upgrade, or
+// when the argument was edited by hand: the lock decides), replacing only
+// the source's string literal and renaming a temporary file over the
+// .tf file, so that tofu and terraform install the locked commit or
+// digest. Only the configuration's own files (the root module and its
+// local modules) are rewritten, never a fetched package; the rewrites are
+// in [Result].Rewritten. A read-only run fails with a [*ManagedRefError]
+// instead, [Options.KeepManagedRefs] turns the rewrite into a warning,
+// and providers lock mode leaves the files alone.
+//
 // .terraform/providers and .terraform/modules are made 0755, as tofu
 // makes them; [WriteLock] writes no file when there is none and nothing
 // to lock, as tofu.

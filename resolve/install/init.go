@@ -117,6 +117,10 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, w)
 	}
 	r.emitChanges(ctx, res)
+	edits, err := r.planManagedRefs(ctx, res)
+	if err != nil {
+		return nil, err
+	}
 	res.Modules = r.moduleResults()
 	if s.ProvidersLock {
 		for i := range provs {
@@ -130,6 +134,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Providers = installed
+	if res.Rewritten, err = r.applyManagedRefs(ctx, edits); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

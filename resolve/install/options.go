@@ -93,6 +93,15 @@ type Options struct {
 	// [ModulesNotLockedWarning], and not locked; once the lock file has a
 	// module block, a call it lacks is a change refused. Default false.
 	ReadOnly bool
+	// KeepManagedRefs stops Init from rewriting the git "ref" or OCI
+	// "tag" argument of module calls constrained by a tflock annotation
+	// comment ([resolve.AnnotationPrefix]) in the configuration's files.
+	// By default (false) Init writes the selected version's tag there,
+	// in place, once the packages are installed, so that a stock tofu or
+	// terraform installs the locked version; with KeepManagedRefs, a ref
+	// that differs from the selection is a warning. Read-only runs never
+	// rewrite: such a ref fails them with a [*ManagedRefError].
+	KeepManagedRefs bool
 	// DevOverrides are providers served from local directories: never
 	// looked up, installed or locked.
 	DevOverrides []tfaddr.Provider
@@ -265,6 +274,9 @@ type Result struct {
 	Downloads int
 	// Warnings are messages for the user.
 	Warnings []string
+	// Rewritten are the module sources Init rewrote in the configuration
+	// (see [Options.KeepManagedRefs]), sorted by call path.
+	Rewritten []SourceRewrite
 }
 
 // Explain writes why each version was picked.

@@ -374,3 +374,8 @@ func notFoundText(stderr string) bool {
 	}
 	return false
 }
+
+// TagVersion returns the version a tag names, as the source reads tags:
+// a strict semantic version with or without a "v" prefix ("v1.2.0",
+// "1.2.0"); false for any other tag.
+func TagVersion(tag string) (versions.Version, bool) { return tagVersion(tag) }

@@ -294,3 +294,8 @@ func classify(err error, notFound error) error {
 	}
 	return err
 }
+
+// TagVersion returns the version an OCI tag names, as the source reads
+// tags: a strict semantic version with "+" written "_" ("1.2.0_build");
+// false for any other tag.
+func TagVersion(tag string) (versions.Version, bool) { return versionOfTag(tag) }

@@ -1,0 +1,161 @@
+package resolve
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source/address"
+)
+
+// AnnotationPrefix starts a tflock annotation: a comment inside a module
+// block of a native syntax file, "# tflock: version = "~> 1.0"" (or with
+// "//" or "/* */"), that gives a git or OCI module call a version
+// constraint which OpenTofu and Terraform do not read. They refuse a
+// version argument on such a call, which is the module-locking RFC's form;
+// a comment they ignore. With the annotation, the call's git "ref" or OCI
+// "tag" argument is managed by tflock: Init writes the selected version's
+// tag there, so that a stock tofu or terraform installs the locked
+// version (see [ModuleCall].ManagedRef). "version" is the only key.
+const AnnotationPrefix = "tflock:"
+
+var annotationVersion = regexp.MustCompile(`^version\s*=\s*"([^"\\]*)"$`)
+
+// annotation reads the tflock annotation of module block b into mc, if
+// it has one; versionArg says whether the block has a version argument.
+// It returns false after reporting an error.
+func (r *reader) annotation(b *hcl.Block, mc *ModuleCall, versionArg bool) bool {
+	body, ok := b.Body.(*hclsyntax.Body)
+	if !ok {
+		return true // JSON syntax: no comments
+	}
+	name := mc.Name
+	var found []hclsyntax.Token
+	for _, tok := range r.fileTokens(body.SrcRange.Filename) {
+		if tok.Type != hclsyntax.TokenComment || tok.Range.Start.Byte < body.SrcRange.Start.Byte || tok.Range.End.Byte > body.SrcRange.End.Byte {
+			continue
+		}
+		if _, ok := annotationText(tok.Bytes); ok {
+			found = append(found, tok)
+		}
+	}
+	if len(found) == 0 {
+		if versionArg {
+			// An override's version argument replaces a base block's
+			// annotation.
+			mc.ManagedRef = false
+		}
+		return true
+	}
+	rng := found[0].Range
+	bad := func(summary, format string, args ...any) bool {
+		r.errorf(rng, summary, format, args...)
+		return false
+	}
+	if len(found) > 1 {
+		rng = found[1].Range
+		return bad("Duplicate tflock annotation", "The module block %q has more than one %q comment; give its version constraint once.", name, AnnotationPrefix)
+	}
+	text, _ := annotationText(found[0].Bytes)
+	m := annotationVersion.FindStringSubmatch(text)
+	if m == nil {
+		return bad("Invalid tflock annotation", "The comment %q in module block %q is not a tflock annotation tflock knows: write # %s version = \"CONSTRAINT\".", strings.TrimSpace(string(found[0].Bytes)), name, AnnotationPrefix)
+	}
+	if versionArg {
+		return bad("Invalid tflock annotation", "The module %q has both a version argument and a %q comment: keep one.", name, AnnotationPrefix)
+	}
+	vc, err := versions.ParseModuleConstraints(m[1])
+	if err != nil {
+		return bad("Invalid version constraint", "The version constraint %q of module %q (in its %q comment) is invalid: %s.", m[1], name, AnnotationPrefix, err)
+	}
+	rem, ok := mc.Address.(address.Remote)
+	switch {
+	case !ok || (rem.Kind != address.KindGit && rem.Kind != address.KindOCI):
+		return bad("Invalid tflock annotation", "The module %q has the source %q: a %q version comment applies only to git and OCI sources (a registry module takes a version argument).", name, address.Redact(mc.Source), AnnotationPrefix)
+	case rem.Kind == address.KindOCI && rem.Digest != "":
+		return bad("Invalid tflock annotation", "The module %q is pinned by the digest in its source %q; tflock can only manage a tag: remove the digest argument or the %q comment.", name, address.Redact(mc.Source), AnnotationPrefix)
+	}
+	// The source is rewritten in place: it must be a plain string literal.
+	src := r.srcs[mc.SourceRange.Filename]
+	if lit := `"` + mc.Source + `"`; mc.SourceRange.End.Byte > len(src) || string(src[mc.SourceRange.Start.Byte:mc.SourceRange.End.Byte]) != lit {
+		return bad("Invalid tflock annotation", "The source of module %q must be a plain quoted string (no variables, functions or escapes) for tflock to manage its %s argument.", name, ManagedArgument(rem))
+	}
+	mc.Constraints, mc.HasVersion, mc.VersionRange, mc.ManagedRef = vc, true, rng, true
+	return true
+}
+
+// ManagedArgument is the source argument a managed call's version is
+// written to (see [ModuleCall].ManagedRef): "ref" for git, "tag" for
+// OCI.
+func ManagedArgument(rem address.Remote) string {
+	if rem.Kind == address.KindOCI {
+		return "tag"
+	}
+	return "ref"
+}
+
+// fileTokens returns the tokens of a native syntax file read by r.
+func (r *reader) fileTokens(name string) hclsyntax.Tokens {
+	if toks, ok := r.tokens[name]; ok {
+		return toks
+	}
+	toks, _ := hclsyntax.LexConfig(r.srcs[name], name, hcl.InitialPos)
+	if r.tokens == nil {
+		r.tokens = map[string]hclsyntax.Tokens{}
+	}
+	r.tokens[name] = toks
+	return toks
+}
+
+// annotationText returns a comment's text after [AnnotationPrefix], if it
+// is an annotation.
+func annotationText(comment []byte) (string, bool) {
+	c := bytes.TrimSpace(comment)
+	switch {
+	case bytes.HasPrefix(c, []byte("#")):
+		c = c[1:]
+	case bytes.HasPrefix(c, []byte("//")):
+		c = c[2:]
+	case bytes.HasPrefix(c, []byte("/*")):
+		c = bytes.TrimSuffix(c[2:], []byte("*/"))
+	}
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(c), []byte(AnnotationPrefix))
+	if !ok {
+		return "", false
+	}
+	return string(bytes.TrimSpace(rest)), true
+}
+
+// ManagedSource returns a managed call's source (see
+// [ModuleCall].ManagedRef) with its git "ref" or OCI "tag" argument set
+// to tag, everything else byte for byte as it was: the argument's value
+// is replaced where it stands, or the argument is appended to the query.
+// It fails for a source that is not git or OCI.
+func ManagedSource(src, tag string) (string, error) {
+	ms, err := address.ParseModuleSource(src)
+	if err != nil {
+		return "", err
+	}
+	rem, ok := ms.(address.Remote)
+	if !ok || (rem.Kind != address.KindGit && rem.Kind != address.KindOCI) {
+		return "", fmt.Errorf("module source %q is neither git nor OCI", address.Redact(src))
+	}
+	key := ManagedArgument(rem) + "="
+	base, query, hasQuery := strings.Cut(src, "?")
+	if !hasQuery {
+		return base + "?" + key + tag, nil
+	}
+	args := strings.Split(query, "&")
+	for i, a := range args {
+		if strings.HasPrefix(a, key) {
+			args[i] = key + tag
+			return base + "?" + strings.Join(args, "&"), nil
+		}
+	}
+	return base + "?" + strings.Join(append(args, key+tag), "&"), nil
+}

@@ -1,0 +1,114 @@
+package resolve_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/source"
+)
+
+func readOne(t *testing.T, src string) (*resolve.Module, string) {
+	t.Helper()
+	m, diags := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(src)}}, "", resolve.ReadOptions{})
+	var errs []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			errs = append(errs, d.Error())
+		}
+	}
+	return m, strings.Join(errs, "\n")
+}
+
+// A "# tflock: version" comment gives a git or OCI call a constraint and
+// makes its ref or tag tflock's: the requirement is the constrained,
+// listed one, without a Ref.
+func TestAnnotationConstrainsGitAndOCI(t *testing.T) {
+	src := `module "net" {
+  # tflock: version = "~> 1.0"
+  source = "git::https://git.example.test/acme/net.git?ref=v1.0.0"
+}
+
+module "store" {
+  source = "oci://oci.example.test/modules/store?tag=1.0.0" // tflock: version = ">= 1.0.0, < 2.0.0"
+}
+
+module "plain" {
+  # an ordinary comment
+  source = "git::https://git.example.test/acme/net.git?ref=v1.0.0"
+}
+`
+	m, errs := readOne(t, src)
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	byCall := map[string]resolve.Requirement{}
+	for _, q := range m.Requirements {
+		byCall[q.Call] = q
+	}
+	for _, c := range m.Calls {
+		want := c.Name != "plain"
+		if c.ManagedRef != want || c.HasVersion != want {
+			t.Errorf("%s: ManagedRef %v HasVersion %v, want %v", c.Name, c.ManagedRef, c.HasVersion, want)
+		}
+	}
+	net := byCall["net"]
+	if p := net.Package.(source.ModulePackage); p.Ref != "" || net.Constraints.String() != "~> 1.0" || net.Origin.Range.Start.Line != 2 {
+		t.Errorf("net = %+v (package %+v), want constraint ~> 1.0 from line 2 and no ref", net, p)
+	}
+	if !resolve.ModuleCallListed([]resolve.Requirement{net}) || !resolve.ModuleCallListed([]resolve.Requirement{byCall["store"]}) {
+		t.Error("annotated calls are not listed")
+	}
+	if p := byCall["plain"].Package.(source.ModulePackage); p.Ref != "v1.0.0" || resolve.ModuleCallListed([]resolve.Requirement{byCall["plain"]}) {
+		t.Errorf("plain = %+v, want pinned to v1.0.0", p)
+	}
+}
+
+func TestAnnotationErrors(t *testing.T) {
+	for _, tc := range []struct{ name, block, want string }{
+		{"bad constraint", `  # tflock: version = "~> banana"
+  source = "git::https://h.example.test/x.git"`, `main.tf:2,3-`},
+		{"unknown key", `  # tflock: versions = "1.0.0"
+  source = "git::https://h.example.test/x.git"`, "not a tflock annotation"},
+		{"registry", `  # tflock: version = "1.0.0"
+  source = "acme/net/aws"`, "only to git and OCI"},
+		{"both", `  # tflock: version = "1.0.0"
+  source = "git::https://h.example.test/x.git"
+  version = "1.0.0"`, "both a version argument"},
+		{"digest", `  # tflock: version = "1.0.0"
+  source = "oci://h.example.test/x?digest=sha256:` + strings.Repeat("a", 64) + `"`, "pinned by the digest"},
+		{"not literal", `  # tflock: version = "1.0.0"
+  source = "git::https://h.example.test/${"x"}.git"`, "plain quoted string"},
+		{"twice", `  # tflock: version = "1.0.0"
+  # tflock: version = "1.1.0"
+  source = "git::https://h.example.test/x.git"`, "main.tf:3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errs := readOne(t, "module \"m\" {\n"+tc.block+"\n}\n")
+			if !strings.Contains(errs, tc.want) {
+				t.Errorf("errors %q, want %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+func TestManagedSource(t *testing.T) {
+	for _, tc := range []struct{ in, tag, want string }{
+		{"git::https://h.example.test/x.git?ref=v1.0.0", "v1.1.0", "git::https://h.example.test/x.git?ref=v1.1.0"},
+		{"git::https://h.example.test/x.git", "v1.1.0", "git::https://h.example.test/x.git?ref=v1.1.0"},
+		{"git::https://h.example.test/x.git//sub?depth=1&ref=v1&x=y", "v2.0.0", "git::https://h.example.test/x.git//sub?depth=1&ref=v2.0.0&x=y"},
+		{"git::https://h.example.test/x.git?depth=1", "1.0.0", "git::https://h.example.test/x.git?depth=1&ref=1.0.0"},
+		{"oci://h.example.test/m/x", "1.1.0", "oci://h.example.test/m/x?tag=1.1.0"},
+		{"oci://h.example.test/m/x?tag=1.0.0", "1.1.0_b", "oci://h.example.test/m/x?tag=1.1.0_b"},
+	} {
+		got, err := resolve.ManagedSource(tc.in, tc.tag)
+		if err != nil || got != tc.want {
+			t.Errorf("ManagedSource(%q, %q) = %q, %v; want %q", tc.in, tc.tag, got, err, tc.want)
+		}
+	}
+	if _, err := resolve.ManagedSource("acme/net/aws", "1.0.0"); err == nil {
+		t.Error("a registry source was accepted")
+	}
+}
