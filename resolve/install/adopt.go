@@ -84,9 +84,12 @@ func (r *run) adoptInstalled(calls []*resolve.ModuleCall) {
 			ml.Version = v
 		case isGit(mc):
 			commit, err := r.installedCommit(rec.Dir)
-			if err != nil {
+			if err != nil && pin.Ref == "" {
 				continue
 			}
+			// Without a checkout (tflock installs a copy without .git), a
+			// call pinned by its ref is fetched at that ref again, from
+			// the cache when it is there, and its commit recorded.
 			ml.Commit = commit
 		case isOCI(mc) && pin.Digest == "":
 			// tofu's OCI install records no digest: the entry keeps the
@@ -226,7 +229,7 @@ func (r *run) checkInstalledModule(pick resolve.ModulePick, mc *resolve.ModuleCa
 	// from this very install (a tool that does not lock modules installed
 	// it): the installed package is then what the new entry records, as
 	// tofu keeps it.
-	if len(ml.Hashes) == 0 && !r.adopted[pick.Call] {
+	if len(ml.Hashes) == 0 && (!r.adopted[pick.Call] || isGit(mc) && ml.Commit == "") {
 		return nil
 	}
 	if v := pick.Package.Version; (v.IsZero() && rec.Version != "") || (!v.IsZero() && rec.Version != v.String()) {
