@@ -19,29 +19,8 @@ func TestDeletedGitTag(t *testing.T) {
 	if err := installtest.HaveGit(); err != nil {
 		t.Skip(err)
 	}
-	repoDir := filepath.Join(t.TempDir(), "net.git")
-	git := func(args ...string) string {
-		t.Helper()
-		out, err := installtest.Git(context.Background(), repoDir, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	if err := os.MkdirAll(repoDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	git("init", "-q")
-	for _, v := range []string{"1.0.0", "1.1.0"} {
-		writeFile(t, filepath.Join(repoDir, "main.tf"), "# "+v+"\n")
-		git("add", "-A")
-		git("commit", "-q", "-m", v)
-		git("tag", "v"+v)
-	}
+	repoDir, git, call := taggedRepo(t)
 	src := "git::file://" + filepath.ToSlash(repoDir)
-	call := func(name, version string) string {
-		return "module \"" + name + "\" {\n  source  = \"" + src + "\"\n  version = \"" + version + "\"\n}\n"
-	}
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "main.tf"), call("net", "~> 1.0"))
 	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(dir, "none.tfrc"))
@@ -88,27 +67,7 @@ func TestUnifyModules(t *testing.T) {
 	if err := installtest.HaveGit(); err != nil {
 		t.Skip(err)
 	}
-	repoDir := filepath.Join(t.TempDir(), "net.git")
-	git := func(args ...string) {
-		t.Helper()
-		if _, err := installtest.Git(context.Background(), repoDir, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.MkdirAll(repoDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	git("init", "-q")
-	for _, v := range []string{"1.0.0", "1.1.0"} {
-		writeFile(t, filepath.Join(repoDir, "main.tf"), "# "+v+"\n")
-		git("add", "-A")
-		git("commit", "-q", "-m", v)
-		git("tag", "v"+v)
-	}
-	src := "git::file://" + filepath.ToSlash(repoDir)
-	call := func(name, version string) string {
-		return "module \"" + name + "\" {\n  source  = \"" + src + "\"\n  version = \"" + version + "\"\n}\n"
-	}
+	_, _, call := taggedRepo(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "main.tf"), call("a", ">= 1.0.0"))
 	writeFile(t, filepath.Join(dir, "b.tf"), "\n"+call("b", "< 1.1.0"))
@@ -139,4 +98,35 @@ func TestUnifyModules(t *testing.T) {
 			t.Errorf("conflict: exit %d, output lacks %q:\n%s", code, want, out)
 		}
 	}
+}
+
+// taggedRepo makes a git repository with the tags v1.0.0 and v1.1.0. It
+// returns its directory, a function running git in it, and one writing a
+// module call of it with a version constraint.
+func taggedRepo(t *testing.T) (repoDir string, git func(args ...string) string, call func(name, version string) string) {
+	t.Helper()
+	repoDir = filepath.Join(t.TempDir(), "net.git")
+	git = func(args ...string) string {
+		t.Helper()
+		out, err := installtest.Git(context.Background(), repoDir, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if err := os.MkdirAll(repoDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	for _, v := range []string{"1.0.0", "1.1.0"} {
+		writeFile(t, filepath.Join(repoDir, "main.tf"), "# "+v+"\n")
+		git("add", "-A")
+		git("commit", "-q", "-m", v)
+		git("tag", "v"+v)
+	}
+	src := "git::file://" + filepath.ToSlash(repoDir)
+	call = func(name, version string) string {
+		return "module \"" + name + "\" {\n  source  = \"" + src + "\"\n  version = \"" + version + "\"\n}\n"
+	}
+	return repoDir, git, call
 }
