@@ -86,10 +86,7 @@ func TestFlavorKeptFromLockFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A fresh machine: no install, an empty cache.
-	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-		t.Fatal(err)
-	}
+	freshMachine(t, dir)
 	res := initAndWrite(t, install.Options{Dir: dir, Source: src, Cache: openCache(t)})
 	after, _ := os.ReadFile(filepath.Join(dir, install.LockFileName))
 	if string(after) != string(before) {

@@ -185,3 +185,14 @@ func openCacheIn(dir string) *cache.Cache {
 	}
 	return c
 }
+
+// freshMachine removes the install directory of the configuration in dir,
+// as on a machine that has the lock file and nothing else: an installed
+// package that matches the lock file is kept without a download, so tests
+// that mean to download again start from here.
+func freshMachine(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
+		t.Fatal(err)
+	}
+}

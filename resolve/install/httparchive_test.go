@@ -252,11 +252,7 @@ module "sub" {
 	// The server now serves other contents at the same URL: with a cold
 	// cache, the locked h1: refuses it and nothing changes.
 	w.set("/app", map[string]string{"main.tf": "# app, changed\n"})
-	// A fresh machine: no install (an installed package that matches
-	// the lock file is kept without a download).
-	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-		t.Fatal(err)
-	}
+	freshMachine(t, dir)
 	before := snapshot(t, dir)
 	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: src})
 	var ce *install.ChecksumError

@@ -194,11 +194,7 @@ func TestInitTamperedPackage(t *testing.T) {
 	dir := newConfig(t)
 	initAndWrite(t, install.Options{Dir: dir, Source: staticFixtures(), Cache: openCache(t)})
 	lockPath := filepath.Join(dir, install.LockFileName)
-	// A fresh machine: the lock file, no install (an installed package
-	// that matches the lock file is kept without a download).
-	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-		t.Fatal(err)
-	}
+	freshMachine(t, dir)
 	before := snapshot(t, dir)
 
 	// The same versions, other contents: a registry serving tampered
@@ -235,11 +231,7 @@ func TestInitTamperedPackage(t *testing.T) {
 func TestInitTamperedModule(t *testing.T) {
 	dir := newConfig(t)
 	initAndWrite(t, install.Options{Dir: dir, Source: staticFixtures(), Cache: openCache(t)})
-	// A fresh machine: no install (an installed package that matches
-	// the lock file is kept without a download).
-	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-		t.Fatal(err)
-	}
+	freshMachine(t, dir)
 	before := snapshot(t, dir)
 	tampered := staticFixtures()
 	for i := range tampered.Modules {

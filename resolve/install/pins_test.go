@@ -277,10 +277,7 @@ func TestBranchLock(t *testing.T) {
 			gitIn(t, gitDir, "commit", "-q", "-a", "-m", "moved on")
 			newHead := gitIn(t, gitDir, "rev-parse", "HEAD")
 
-			// A fresh machine: cold cache, fresh install directory.
-			if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-				t.Fatal(err)
-			}
+			freshMachine(t, dir)
 			for _, readOnly := range []bool{false, true} {
 				res, err := install.Init(ctx, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), ReadOnly: readOnly})
 				if err != nil {

@@ -168,11 +168,7 @@ func TestUpgradeVerifiesUnchangedVersions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
 			opts.Dir, opts.Source, opts.Cache = dir, again.Source, openCache(t)
-			// A fresh machine: no install (an installed package that matches
-			// the lock file is kept without a download).
-			if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-				t.Fatal(err)
-			}
+			freshMachine(t, dir)
 			before := snapshot(t, dir)
 			res, err := install.Init(context.Background(), opts)
 			if err == nil {
@@ -281,11 +277,7 @@ func TestChecksumMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(again.Close)
-	// A fresh machine: no install (an installed package that matches
-	// the lock file is kept without a download).
-	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-		t.Fatal(err)
-	}
+	freshMachine(t, dir)
 	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: again.Source, Cache: openCache(t)})
 	var ce *install.ChecksumError
 	if !errors.As(err, &ce) {

@@ -172,11 +172,7 @@ func TestWorldTamperedRegistryPackage(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": worldConfig})
 	initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
-	// A fresh machine: the lock file, no install (an installed package
-	// that matches the lock file is kept without a download).
-	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-		t.Fatal(err)
-	}
+	freshMachine(t, dir)
 	before := snapshot(t, dir)
 	w.Registry.SetFault(registrytest.TamperedPackage)
 	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
@@ -209,11 +205,7 @@ func TestWorldMovedGitTag(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	// A fresh machine: no install (an installed package that matches
-	// the lock file is kept without a download).
-	if err := os.RemoveAll(filepath.Join(dir, ".terraform")); err != nil {
-		t.Fatal(err)
-	}
+	freshMachine(t, dir)
 	before := snapshot(t, dir)
 	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
 	if err == nil || !strings.Contains(err.Error(), locked) {
