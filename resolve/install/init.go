@@ -935,8 +935,11 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 				pick.Package.Version = ml.Version
 				installed = r.installedModule(pick, mc, ml) != nil
 			}
-			if _, ok, err := r.s.Cache.Lookup(ctx, lp, ml.Hashes); !installed && (err != nil || !ok) {
-				return nil, false
+			if !installed {
+				// Only then: a lookup re-hashes the cache entry.
+				if _, ok, err := r.s.Cache.Lookup(ctx, lp, ml.Hashes); err != nil || !ok {
+					return nil, false
+				}
 			}
 			if !slices.Contains(vs, ml.Version) {
 				vs = append(vs, ml.Version)
