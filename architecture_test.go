@@ -28,6 +28,7 @@ func TestImportRules(t *testing.T) {
 	mayImport := map[string][]string{
 		"source/cliconfig":             {"source/registry", "source/mirror", "source/oci"},
 		"source/providercache":         {"source/mirror"},
+		"source/cache/ocitier":         {"source/cache", "source/cliconfig", "source/oci"},
 		"source/git/gittest":           {"source/git"},
 		"source/oci/ocitest":           {"source/oci"},
 		"source/registry/registrytest": {"source/registry"},

@@ -37,6 +37,7 @@ type manifestDoc struct {
 	Config       *ocispec.Descriptor  `json:"config"`
 	Layers       []ocispec.Descriptor `json:"layers"`
 	Manifests    []ocispec.Descriptor `json:"manifests"`
+	Annotations  map[string]string    `json:"annotations"`
 }
 
 // artifactType returns the manifest's artifact type, falling back to the

@@ -1,0 +1,278 @@
+package ocitier
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+	"oras.land/oras-go/v2/registry"
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/cliconfig"
+	"github.com/tflock/tflock/source/oci"
+)
+
+// AnnotationSubdir is the module manifest annotation that records the
+// subdirectory of the package its origin designated as the module's root
+// ([source.Fetched.Subdir]); absent when the root is the package's.
+const AnnotationSubdir = "io.github.tflock.subdir"
+
+// ModuleRepository is the repository, below the tier's prefix, that holds
+// module packages.
+const ModuleRepository = "tflock/modules"
+
+// Defaults of [Options].
+const (
+	DefaultTimeout       = 5 * time.Minute
+	DefaultMergeAttempts = 5
+	DefaultSettle        = 50 * time.Millisecond
+)
+
+// ErrUnavailable is wrapped by the errors of a [Tier] that could not be
+// used: the registry is unreachable, refused the credential, failed, or
+// took longer than [Options.Timeout]. Once a call has failed so, every
+// later call fails at once with it.
+var ErrUnavailable = errors.New("the remote cache tier is unavailable")
+
+// Options configure a [Tier]. The zero value works: HTTPS with the
+// system's roots (and SSL_CERT_FILE), anonymous, the defaults above.
+type Options struct {
+	// OCI configures the registry client as it configures the OCI source:
+	// PlainHTTP, HTTPClient, UserAgent, Credentials, ConfigFiles,
+	// LookPath, Limits and Events are used; Repository,
+	// ProviderRepository and AllPlatformChecksums are set by the tier.
+	OCI oci.Options
+	// Timeout bounds each Get and Put. Default [DefaultTimeout].
+	Timeout time.Duration
+	// MergeAttempts bounds how many times Put writes a provider version's
+	// index while another writer's index replaces its own. Default
+	// [DefaultMergeAttempts].
+	MergeAttempts int
+	// Settle is how long Put waits after writing an index before reading
+	// it back, so that a concurrent writer's index, written from an older
+	// read, lands first and is merged. Default [DefaultSettle].
+	Settle time.Duration
+}
+
+// Tier is a remote cache tier on an OCI registry. It implements
+// [cache.Remote] and is safe for concurrent use.
+type Tier struct {
+	location string // "host[:port]/prefix"
+	opts     Options
+	src      *oci.Source
+	template func(context.Context, tfaddr.Provider) (string, error)
+
+	mu    sync.Mutex
+	repos map[string]*remote.Repository
+	down  error // set once the tier is unavailable
+}
+
+var _ cache.Remote = (*Tier)(nil)
+
+// ParseLocation reads a tier location, "oci://HOST[:PORT]/PREFIX" (the
+// scheme may be left out), and returns it as "HOST[:PORT]/PREFIX". PREFIX
+// is one or more repository path components (lowercase letters, digits
+// and separators, as OCI repository names allow).
+func ParseLocation(s string) (string, error) {
+	loc, _ := strings.CutPrefix(s, "oci://")
+	if strings.Contains(loc, "://") {
+		return "", fmt.Errorf("remote cache %q: the location must be oci://HOST[:PORT]/PREFIX", s)
+	}
+	loc = strings.TrimSuffix(loc, "/")
+	host, prefix, ok := strings.Cut(loc, "/")
+	if !ok || host == "" || prefix == "" {
+		return "", fmt.Errorf("remote cache %q: the location must be oci://HOST[:PORT]/PREFIX, with a repository prefix after the host", s)
+	}
+	ref, err := registry.ParseReference(loc)
+	if err != nil || ref.Reference != "" {
+		return "", fmt.Errorf("remote cache %q: %q is not a valid OCI registry and repository prefix (lowercase letters, digits, '.', '_', '-' and '/')", s, loc)
+	}
+	return loc, nil
+}
+
+// New returns the tier at location (see [ParseLocation]).
+func New(location string, opts Options) (*Tier, error) {
+	loc, err := ParseLocation(location)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MergeAttempts <= 0 {
+		opts.MergeAttempts = DefaultMergeAttempts
+	}
+	if opts.Settle <= 0 {
+		opts.Settle = DefaultSettle
+	}
+	t := &Tier{location: loc, opts: opts, repos: map[string]*remote.Repository{}}
+	t.template = cliconfig.OCIRepositoryFunc(loc + "/${hostname}/${namespace}/${type}")
+	so := opts.OCI
+	so.Repository = func(ctx context.Context, name string) (oci.Repository, error) { return t.repository(ctx, name) }
+	so.ProviderRepository = t.template
+	so.AllPlatformChecksums = false
+	t.src = oci.NewSource(so)
+	return t, nil
+}
+
+// Location returns the tier's "HOST[:PORT]/PREFIX".
+func (t *Tier) Location() string { return t.location }
+
+// ProviderRepository returns the repository ("host/repository") holding
+// the versions of provider addr: PREFIX/<hostname>/<namespace>/<type>, as
+// an oci_mirror repository_template "HOST/PREFIX/${hostname}/${namespace}/${type}"
+// names it.
+func (t *Tier) ProviderRepository(addr tfaddr.Provider) (string, error) {
+	return t.template(context.Background(), addr)
+}
+
+// moduleTag is the tag of the module package whose h1: is h1.
+func moduleTag(h1 hash.Hash) (string, bool) {
+	if h1.Scheme() != hash.SchemeH1 {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(h1.Value())
+	if err != nil || len(b) != 32 {
+		return "", false
+	}
+	return "h1-" + hex.EncodeToString(b), true
+}
+
+// repository returns the (cached) client for "host/repository".
+func (t *Tier) repository(ctx context.Context, name string) (*remote.Repository, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r, ok := t.repos[name]; ok {
+		return r, nil
+	}
+	r, err := oci.OpenRepository(ctx, t.opts.OCI, name)
+	if err != nil {
+		return nil, err
+	}
+	t.repos[name] = r
+	return r, nil
+}
+
+// begin starts a call: it fails at once when the tier is down, and bounds
+// the call by the timeout.
+func (t *Tier) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	t.mu.Lock()
+	down := t.down
+	t.mu.Unlock()
+	if down != nil {
+		return nil, nil, down
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	return ctx, cancel, nil
+}
+
+// end classifies the error of a call: a miss stays a miss; a bad artifact
+// or a checksum mismatch is that package's problem; anything else (the
+// registry unreachable, failing, refusing, too slow) makes the tier
+// unavailable. parent is the caller's context: its own cancellation is
+// not the tier's fault.
+func (t *Tier) end(parent context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrUnavailable):
+		return err
+	case parent.Err() != nil:
+		return err
+	case isMiss(err):
+		return fmt.Errorf("%w: %w", source.ErrNotFound, err)
+	case errors.Is(err, oci.ErrInvalidArtifact), errors.Is(err, source.ErrChecksumMismatch),
+		errors.Is(err, source.ErrTooLarge), errors.Is(err, errLocal):
+		return err
+	}
+	err = fmt.Errorf("%w (%s): %w", ErrUnavailable, t.location, err)
+	t.mu.Lock()
+	if t.down == nil {
+		t.down = err
+	}
+	t.mu.Unlock()
+	return err
+}
+
+func isMiss(err error) bool {
+	return errors.Is(err, source.ErrNotFound) || errors.Is(err, source.ErrVersionNotFound) || errors.Is(err, source.ErrPlatformNotSupported)
+}
+
+// errLocal marks an error of this machine (a file that cannot be read),
+// which says nothing about the registry.
+var errLocal = errors.New("local error")
+
+// Get writes the zip the tier holds for pkg to the file path (see
+// [cache.Remote]). A provider is found by its address, version and
+// platform; a module only by an h1: in want (the lock file's), since
+// nothing else about a module can be verified. The zip's bytes are
+// checked against the layer digest while read.
+func (t *Tier) Get(ctx context.Context, pkg source.Package, want []hash.Hash, path string) (cache.RemoteArchive, error) {
+	cctx, cancel, err := t.begin(ctx)
+	if err != nil {
+		return cache.RemoteArchive{}, err
+	}
+	defer cancel()
+	a, err := t.get(cctx, pkg, want, path)
+	return a, t.end(ctx, err)
+}
+
+func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, path string) (cache.RemoteArchive, error) {
+	var ask source.Package
+	switch p := pkg.(type) {
+	case source.ProviderPackage:
+		ask = p
+	case source.ModulePackage:
+		tag := ""
+		for _, h := range want {
+			if tag2, ok := moduleTag(h); ok {
+				tag = tag2
+				break
+			}
+		}
+		if tag == "" {
+			return cache.RemoteArchive{}, fmt.Errorf("%w: a module is looked up by the h1: its lock entry records, and none is given", source.ErrNotFound)
+		}
+		ask = source.ModulePackage{Source: "oci://" + t.location + "/" + ModuleRepository, Ref: tag}
+	default:
+		return cache.RemoteArchive{}, fmt.Errorf("%w: unsupported package type %T", source.ErrNotFound, pkg)
+	}
+	a, err := t.src.FetchArchive(ctx, ask, path)
+	if err != nil {
+		return cache.RemoteArchive{}, err
+	}
+	return cache.RemoteArchive{Hashes: []hash.Hash{a.ZH}, Subdir: a.Annotations[AnnotationSubdir], Location: "oci://" + a.Location}, nil
+}
+
+// Put stores the verified zip at path for pkg (see [cache.Remote]): a
+// provider under its version's index, for its platform; a module under
+// the h1: in a.Hashes. A package the tier holds already is not written
+// again.
+func (t *Tier) Put(ctx context.Context, pkg source.Package, a cache.RemoteArchive, path string) error {
+	cctx, cancel, err := t.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	switch p := pkg.(type) {
+	case source.ProviderPackage:
+		err = t.putProvider(cctx, p, a, path)
+	case source.ModulePackage:
+		err = t.putModule(cctx, a, path)
+	default:
+		err = fmt.Errorf("%w: unsupported package type %T", errLocal, pkg)
+	}
+	if err != nil {
+		err = &source.Error{Source: "remote cache " + t.location, Package: pkg, Err: err}
+	}
+	return t.end(ctx, err)
+}
