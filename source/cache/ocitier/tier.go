@@ -35,6 +35,7 @@ const (
 	DefaultTimeout       = 5 * time.Minute
 	DefaultMergeAttempts = 5
 	DefaultSettle        = 50 * time.Millisecond
+	DefaultAttempts      = 3
 )
 
 // ErrUnavailable is wrapped by the errors of a [Tier] that could not be
@@ -57,6 +58,12 @@ type Options struct {
 	// index while another writer's index replaces its own. Default
 	// [DefaultMergeAttempts].
 	MergeAttempts int
+	// Attempts is how many times a Get or Put that failed on the
+	// registry's side (a server error, a refused or dropped connection,
+	// a blob another writer is committing at that moment) is tried before
+	// the tier is taken as unavailable; each is idempotent. Default
+	// [DefaultAttempts].
+	Attempts int
 	// Settle is how long Put waits after writing an index before reading
 	// it back, so that a concurrent writer's index, written from an older
 	// read, lands first and is merged. Default [DefaultSettle].
@@ -110,6 +117,9 @@ func New(location string, opts Options) (*Tier, error) {
 	}
 	if opts.MergeAttempts <= 0 {
 		opts.MergeAttempts = DefaultMergeAttempts
+	}
+	if opts.Attempts <= 0 {
+		opts.Attempts = DefaultAttempts
 	}
 	if opts.Settle <= 0 {
 		opts.Settle = DefaultSettle
@@ -190,8 +200,7 @@ func (t *Tier) end(parent context.Context, err error) error {
 		return err
 	case isMiss(err):
 		return fmt.Errorf("%w: %w", source.ErrNotFound, err)
-	case errors.Is(err, oci.ErrInvalidArtifact), errors.Is(err, source.ErrChecksumMismatch),
-		errors.Is(err, source.ErrTooLarge), errors.Is(err, errLocal):
+	case !transient(err) && !errors.Is(err, source.ErrUnauthorized):
 		return err
 	}
 	err = fmt.Errorf("%w (%s): %w", ErrUnavailable, t.location, err)
@@ -222,8 +231,37 @@ func (t *Tier) Get(ctx context.Context, pkg source.Package, want []hash.Hash, pa
 		return cache.RemoteArchive{}, err
 	}
 	defer cancel()
-	a, err := t.get(cctx, pkg, want, path)
+	var a cache.RemoteArchive
+	err = t.retry(cctx, func() error {
+		var err error
+		a, err = t.get(cctx, pkg, want, path)
+		return err
+	})
 	return a, t.end(ctx, err)
+}
+
+// retry calls op until it succeeds, fails for a reason that another try
+// cannot change (a miss, a bad artifact, a mismatch, this machine), or has
+// been tried [Options.Attempts] times, waiting a little longer each time.
+func (t *Tier) retry(ctx context.Context, op func() error) error {
+	var err error
+	for i := range t.opts.Attempts {
+		if i > 0 {
+			if serr := sleep(ctx, time.Duration(i)*t.opts.Settle*2); serr != nil {
+				return err
+			}
+		}
+		if err = op(); err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// transient reports whether another try might succeed.
+func transient(err error) bool {
+	return !isMiss(err) && !errors.Is(err, oci.ErrInvalidArtifact) && !errors.Is(err, source.ErrChecksumMismatch) &&
+		!errors.Is(err, source.ErrTooLarge) && !errors.Is(err, errLocal) && !errors.Is(err, source.ErrUnauthorized)
 }
 
 func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, path string) (cache.RemoteArchive, error) {
@@ -263,14 +301,15 @@ func (t *Tier) Put(ctx context.Context, pkg source.Package, a cache.RemoteArchiv
 		return err
 	}
 	defer cancel()
-	switch p := pkg.(type) {
-	case source.ProviderPackage:
-		err = t.putProvider(cctx, p, a, path)
-	case source.ModulePackage:
-		err = t.putModule(cctx, a, path)
-	default:
-		err = fmt.Errorf("%w: unsupported package type %T", errLocal, pkg)
-	}
+	err = t.retry(cctx, func() error {
+		switch p := pkg.(type) {
+		case source.ProviderPackage:
+			return t.putProvider(cctx, p, a, path)
+		case source.ModulePackage:
+			return t.putModule(cctx, a, path)
+		}
+		return fmt.Errorf("%w: unsupported package type %T", errLocal, pkg)
+	})
 	if err != nil {
 		err = &source.Error{Source: "remote cache " + t.location, Package: pkg, Err: err}
 	}
