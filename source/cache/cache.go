@@ -252,24 +252,42 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	if err := os.Mkdir(pkgDir, 0o755); err != nil {
 		return Entry{}, fmt.Errorf("cache: %w", err)
 	}
-	f, err := fetch(ctx, pkgDir)
+	// The source may hand over the package's archive instead of its files
+	// (source.AcceptArchives): then the archive is read once, here, and
+	// the files stored are the files hashed.
+	f, err := fetch(source.AcceptArchives(ctx), pkgDir)
 	if err != nil {
 		return Entry{}, err
 	}
 	if f == nil {
 		f = &source.Fetched{}
 	}
-	if isModule(pkg) {
-		// Whatever the source, a module package is stored (and so
-		// installed) without the version-control metadata its h1: leaves
-		// out: the tree installed is the tree hashed.
-		if err := fsutil.RemoveVCSMetadata(pkgDir); err != nil {
-			return Entry{}, fmt.Errorf("cache: %w", err)
+	var h1 hash.Hash
+	var computed []hash.Hash // what this fill computed: h1, and zh of an archive
+	if f.Archive != "" {
+		content := filepath.Join(work, "content")
+		sum, err := unpack(ctx, f, content, isModule(pkg))
+		if err != nil {
+			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: err}
 		}
-	}
-	h1, err := h1Dir(pkgDir, isModule(pkg))
-	if err != nil {
-		return Entry{}, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
+		pkgDir, h1 = content, sum.H1
+		computed = []hash.Hash{sum.H1}
+		if !isModule(pkg) {
+			computed = append(computed, sum.ZH)
+		}
+	} else {
+		if isModule(pkg) {
+			// Whatever the source, a module package is stored (and so
+			// installed) without the version-control metadata its h1:
+			// leaves out: the tree installed is the tree hashed.
+			if err := fsutil.RemoveVCSMetadata(pkgDir); err != nil {
+				return Entry{}, fmt.Errorf("cache: %w", err)
+			}
+		}
+		if h1, err = h1Dir(pkgDir, isModule(pkg)); err != nil {
+			return Entry{}, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
+		}
+		computed = []hash.Hash{h1}
 	}
 	if h1 == emptyH1 && !isModule(pkg) {
 		// A provider package always holds its executable: an empty one
@@ -277,13 +295,16 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 		// stored, installed or locked.
 		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: ErrEmptyPackage}
 	}
-	hashes := []hash.Hash{h1}
+	hashes := slices.Clone(computed)
 	for _, h := range f.Hashes {
-		if h.Scheme() == hash.SchemeZH {
-			hashes = append(hashes, h)
-		}
-		if h.Scheme() == hash.SchemeH1 && h != h1 {
+		switch {
+		case slices.Contains(computed, h):
+		case h.Scheme() == hash.SchemeH1:
 			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the fetched files hash to %s", source.ErrChecksumMismatch, h, h1)}
+		case h.Scheme() == hash.SchemeZH && len(computed) > 1:
+			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the archive hashes to %s", source.ErrChecksumMismatch, h, computed[1])}
+		case h.Scheme() == hash.SchemeZH:
+			hashes = append(hashes, h)
 		}
 	}
 	slices.Sort(hashes)
