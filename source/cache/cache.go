@@ -29,14 +29,21 @@ type Options struct {
 	// Events receives cache hits (from [Cache.Fill]), lock waits and
 	// damaged-entry warnings. Nil discards them.
 	Events source.Events
-	// TrustEntries skips re-hashing an entry each time it is used. By
-	// default (false) an entry is hashed on use and a damaged one is
-	// replaced, at the cost of reading it once more. Providers installed
-	// by resolve/install share their files with the cache entry (hard
-	// links where the file system allows): an installed file edited in
-	// place edits the entry too, which the default re-hashing catches and
-	// TrustEntries does not.
+	// TrustEntries skips every check of an entry when it is used. By
+	// default (false) an entry is checked on use and a damaged one is
+	// replaced: an entry whose files are, by their metadata (device,
+	// inode, size, modification time, mode), the files verified when it
+	// was stored is used without being read; any other is hashed again.
+	// Providers installed by resolve/install share their files with the
+	// cache entry (hard links where the file system allows): an installed
+	// file edited in place edits the entry too, which the default check
+	// catches and TrustEntries does not.
 	TrustEntries bool
+	// Reverify hashes every entry each time it is used, whatever its
+	// metadata says: for a cache whose files may have been changed by
+	// someone who also restored their modification times. See also
+	// [Reverify] for one call. Ignored when TrustEntries is set.
+	Reverify bool
 	// PollInterval is how often a process waiting for another process's
 	// lock on a package tries again. Zero or less means 20ms.
 	PollInterval time.Duration
@@ -319,14 +326,16 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 		if _, statErr := os.Stat(obj); statErr != nil {
 			return Entry{}, fmt.Errorf("cache: publishing %s: %w", pkg.ForDisplay(), err)
 		}
-		if !c.opts.TrustEntries {
-			if got, herr := h1Dir(obj, isModule(pkg)); herr != nil || got != h1 {
-				c.discard(obj)
-				if err := os.Rename(pkgDir, obj); err != nil {
-					return Entry{}, fmt.Errorf("cache: publishing %s: %w", pkg.ForDisplay(), err)
-				}
+		if !c.opts.TrustEntries && !c.usable(ctx, obj, h1, isModule(pkg)) {
+			if err := os.Rename(pkgDir, obj); err != nil {
+				return Entry{}, fmt.Errorf("cache: publishing %s: %w", pkg.ForDisplay(), err)
 			}
+			c.recordStat(obj, h1)
 		}
+	} else {
+		// The files were hashed as they were written, in a directory
+		// of this fill's own: what they are now is what was verified.
+		c.recordStat(obj, h1)
 	}
 	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
 	if !indexed(pkg) {
@@ -393,8 +402,12 @@ func (c *Cache) usable(ctx context.Context, dir string, h1 hash.Hash, module boo
 	if c.opts.TrustEntries {
 		return true
 	}
+	if !c.reverify(ctx) && c.unchanged(dir, h1) {
+		return true
+	}
 	got, err := h1Dir(dir, module)
 	if err == nil && got == h1 {
+		c.recordStat(dir, h1)
 		return true
 	}
 	c.discard(dir)
@@ -412,7 +425,7 @@ func (c *Cache) makeDirs() error {
 	if c.made {
 		return nil
 	}
-	for _, sub := range []string{"objects", "index", "locks", "tmp"} {
+	for _, sub := range []string{"objects", "index", "locks", "stat", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(c.dir, sub), 0o755); err != nil {
 			return fmt.Errorf("cache: %w", err)
 		}
@@ -427,6 +440,7 @@ func (c *Cache) discard(dir string) {
 	if c.makeDirs() != nil {
 		return
 	}
+	_ = os.Remove(filepath.Join(c.dir, "stat", filepath.Base(dir)+".json"))
 	dst := filepath.Join(c.dir, "tmp", "damaged-"+randomSuffix())
 	if err := os.Rename(dir, dst); err == nil {
 		removeTree(dst)

@@ -8,6 +8,7 @@
 //	objects/<h1 digest, base64url>/   the package contents, never modified once published
 //	index/<sha256 of identity>.json   package identity (no credentials) → h1 and the other hashes seen
 //	locks/<sha256 of identity>.lock   advisory lock files (never removed)
+//	stat/<entry name>.json            the entry's files as last verified (device, inode, size, mtime, mode)
 //	tmp/                              work in progress
 //
 // [Open] creates only the directory itself; the subdirectories are made by
@@ -69,4 +70,29 @@
 // [Options.TrustEntries] is set): an entry whose contents no longer hash to
 // its name is moved out of the way and fetched again. An index record that
 // points at a missing or damaged entry is ignored.
+//
+// The check reads the entry only when its metadata says it may have
+// changed. When an entry is published, its files have just been hashed as
+// they were written, in a directory of the fill's own; the cache records
+// each file's device and inode numbers, size, modification time (to the
+// nanosecond) and mode in stat/. An entry used later whose files all
+// match that record, and that has no file more or less, is the tree that
+// was verified, and is used without being read; any difference makes the
+// cache hash it again (and record it again when it still matches its
+// name). [Cache.Installed] applies the same rule to a package installed
+// from the cache by hard links: the same inodes, unchanged, are the entry's
+// files, so a warm run reads no package at all.
+//
+// Threat model. This check catches what happens to a cache by accident or
+// by a program that is not trying to hide: an installed file edited in
+// place through its hard link (its size or time changes), a file replaced
+// (a new inode), added or removed, a truncated copy, a changed mode. It does
+// not catch a change made on purpose by someone who can write to the cache
+// and then puts the file's size and modification time back: such a writer
+// could also rewrite stat/ and index/. Against that, open the cache with
+// [Options.Reverify], or give one call a context from [Reverify]
+// (resolve/install's Options.Reverify): every entry and every installed
+// package used is then hashed again. Go's module cache and OpenTofu's
+// plugin cache make the same assumption without offering that mode; a
+// platform whose file information has no inode numbers hashes every time.
 package cache
