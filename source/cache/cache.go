@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tflock/tflock/hash"
@@ -44,6 +45,13 @@ type Options struct {
 	// someone who also restored their modification times. See also
 	// [Reverify] for one call. Ignored when TrustEntries is set.
 	Reverify bool
+	// Remote is a tier shared by many machines (an OCI registry: package
+	// ocitier) consulted on a local miss before the origin, and written
+	// through after an origin fetch is verified. What it returns is
+	// verified like an origin download; it is asked only for packages
+	// whose lock hashes can verify it. Its failures are warnings (the
+	// first one is reported), never errors. Default nil: no remote tier.
+	Remote Remote
 	// PollInterval is how often a process waiting for another process's
 	// lock on a package tries again. Zero or less means 20ms.
 	PollInterval time.Duration
@@ -56,6 +64,8 @@ type Cache struct {
 	dir   string
 	opts  Options
 	locks *flock.Locker
+
+	remoteWarned atomic.Bool // a remote tier failure has been reported
 
 	mkMu sync.Mutex
 	made bool // the subdirectories exist
@@ -255,6 +265,9 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 		return Entry{}, fmt.Errorf("cache: %w", err)
 	}
 	defer os.RemoveAll(work)
+	if e, ok := c.fillRemote(ctx, pkg, key, want, work); ok {
+		return e, nil
+	}
 	pkgDir := filepath.Join(work, "pkg")
 	if err := os.Mkdir(pkgDir, 0o755); err != nil {
 		return Entry{}, fmt.Errorf("cache: %w", err)
@@ -269,6 +282,18 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	if f == nil {
 		f = &source.Fetched{}
 	}
+	e, err := c.publish(ctx, pkg, key, want, work, pkgDir, f)
+	if err != nil {
+		return Entry{}, err
+	}
+	c.writeThrough(ctx, pkg, e, f, work)
+	return e, nil
+}
+
+// publish verifies what a fill brought (f: files in pkgDir, or an archive
+// to extract under work) against want and publishes it as an entry.
+func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, want []hash.Hash, work, pkgDir string, f *source.Fetched) (Entry, error) {
+	var err error
 	var h1 hash.Hash
 	var computed []hash.Hash // what this fill computed: h1, and zh of an archive
 	if f.Archive != "" {

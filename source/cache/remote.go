@@ -2,9 +2,14 @@ package cache
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/archive"
 )
 
 // Remote is a tier shared by many machines behind the local cache, such as
@@ -35,4 +40,106 @@ type RemoteArchive struct {
 	Subdir string
 	// Location is where Get read the archive from, without credentials.
 	Location string
+}
+
+// remoteServes reports whether the remote tier may be asked for pkg: only
+// when want holds a hash that what it returns can be verified by (a
+// module's h1:, which also names it there; any h1: or zh: of a provider).
+// A package nothing vouches for yet is fetched from its origin.
+func remoteServes(pkg source.Package, want []hash.Hash) bool {
+	for _, h := range want {
+		if h.Scheme() == hash.SchemeH1 || (!isModule(pkg) && h.Scheme() == hash.SchemeZH) {
+			return true
+		}
+	}
+	return false
+}
+
+// fillRemote tries to fill pkg from the remote tier, in work/remote. What
+// the tier returns is published only if it passes the verification an
+// origin download passes; otherwise (a miss, a failure, a mismatch) ok is
+// false and the caller goes to the origin.
+func (c *Cache) fillRemote(ctx context.Context, pkg source.Package, key string, want []hash.Hash, work string) (Entry, bool) {
+	if c.opts.Remote == nil || !remoteServes(pkg, want) {
+		return Entry{}, false
+	}
+	dir := filepath.Join(work, "remote")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return Entry{}, false
+	}
+	archive := filepath.Join(dir, "package.zip")
+	ra, err := c.opts.Remote.Get(ctx, pkg, want, archive)
+	if err != nil {
+		if !errors.Is(err, source.ErrNotFound) {
+			c.remoteFailed(ctx, "reading", err)
+		}
+		return Entry{}, false
+	}
+	f := &source.Fetched{Package: pkg, Archive: archive, Location: ra.Location, Subdir: ra.Subdir}
+	for _, h := range ra.Hashes {
+		if h.Scheme() == hash.SchemeZH && !isModule(pkg) {
+			f.Hashes = append(f.Hashes, h)
+		}
+	}
+	if m, ok := pkg.(source.ModulePackage); ok {
+		f.Pin = m.Pin // the tier is found by the lock's h1:, whose entry records the pin
+	}
+	e, err := c.publish(ctx, pkg, key, want, dir, "", f)
+	if err != nil {
+		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventWarning, Package: pkg,
+			Detail: fmt.Sprintf("the remote cache tier's copy of %s was refused (%v); fetching it from its origin", pkg.ForDisplay(), err)})
+		return Entry{}, false
+	}
+	source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: "remote tier " + e.Location})
+	return e, true
+}
+
+// writeThrough stores what a fill fetched from an origin, verified, in the
+// remote tier: a provider's zip as the origin delivered it (the zip whose
+// zh: lock files record; a provider delivered unpacked is not written), a
+// module as a deterministic zip of its entry. A failure is a warning.
+func (c *Cache) writeThrough(ctx context.Context, pkg source.Package, e Entry, f *source.Fetched, work string) {
+	if c.opts.Remote == nil {
+		return
+	}
+	a := RemoteArchive{Hashes: e.Hashes, Subdir: e.Subdir}
+	path := f.Archive
+	if isModule(pkg) {
+		path = filepath.Join(work, "remote-put.zip")
+		if err := writeZipFile(ctx, e.Dir, path); err != nil {
+			if !errors.Is(err, archive.ErrNotArchivable) {
+				c.remoteFailed(ctx, "writing", err)
+			}
+			return
+		}
+		a.Hashes = []hash.Hash{e.H1}
+	}
+	if path == "" {
+		return
+	}
+	if err := c.opts.Remote.Put(ctx, pkg, a, path); err != nil {
+		c.remoteFailed(ctx, "writing", err)
+	}
+}
+
+func writeZipFile(ctx context.Context, dir, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := archive.WriteZip(ctx, dir, f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// remoteFailed warns, once per cache, that the remote tier failed: the
+// run goes on from the origins.
+func (c *Cache) remoteFailed(ctx context.Context, doing string, err error) {
+	if !c.remoteWarned.CompareAndSwap(false, true) {
+		return
+	}
+	source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventWarning,
+		Detail: fmt.Sprintf("remote cache tier: %s failed (%v); going on with the origins", doing, err)})
 }
