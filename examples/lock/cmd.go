@@ -22,6 +22,7 @@ import (
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/cache/ocitier"
 	"github.com/tflock/tflock/source/cliconfig"
 	"github.com/tflock/tflock/source/git"
 	"github.com/tflock/tflock/source/mirror"
@@ -41,6 +42,7 @@ type command struct {
 	explain       bool
 	unifyModules  bool
 	cacheDir      string
+	remoteCache   string // "HOST[:PORT]/PREFIX" of -remote-cache, or ""
 	pluginDirs    []string
 	providersLock bool
 	platforms     []source.Platform
@@ -96,6 +98,7 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 		defCache = filepath.Join(d, "tflock")
 	}
 	fs.StringVar(&c.cacheDir, "cache-dir", defCache, "shared package cache directory (git clones and tag lists in its git/ subdirectory)")
+	remote := fs.String("remote-cache", "", "a remote cache tier shared by many machines, oci://HOST[:PORT]/PREFIX on an OCI registry: consulted on a local cache miss, written through after each download from an origin")
 	fs.Var(varFlag{args: &c.varArgs}, "var", "set a root module variable for module sources and versions, NAME=VALUE (repeatable)")
 	fs.Var(varFlag{args: &c.varArgs, file: true}, "var-file", "read root module variable values from a .tfvars file (repeatable; later -var and -var-file win)")
 	flavor := fs.String("flavor", "", `write the lock file as "opentofu" or "terraform" does (header, hashes, default registry host); default: as the existing lock file was written`)
@@ -127,6 +130,16 @@ func parseArgs(args []string, stderr io.Writer) (*command, error) {
 		return nil, fmt.Errorf("-flavor: %v", err)
 	}
 	c.flavor = fl
+	if *remote != "" {
+		loc, err := ocitier.ParseLocation(*remote)
+		if err != nil {
+			return nil, fmt.Errorf("-remote-cache: %v", err)
+		}
+		if c.cacheDir == "" {
+			return nil, errors.New("-remote-cache needs a local cache: give -cache-dir")
+		}
+		c.remoteCache = loc
+	}
 	if c.fsMirror != "" && c.netMirror != "" {
 		return nil, errors.New("-fs-mirror and -net-mirror cannot be used together")
 	}
@@ -165,7 +178,15 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Variables: resolve.Variables{Args: c.varArgs},
 	}
 	if c.cacheDir != "" {
-		ch, err := cache.Open(c.cacheDir, cache.Options{Events: out})
+		co := cache.Options{Events: out}
+		if c.remoteCache != "" {
+			tier, err := ocitier.New(c.remoteCache, ocitier.Options{OCI: ociOptions(out)})
+			if err != nil {
+				return err
+			}
+			co.Remote = tier
+		}
+		ch, err := cache.Open(c.cacheDir, co)
 		if err != nil {
 			return err
 		}

@@ -66,6 +66,7 @@ type Cache struct {
 	locks *flock.Locker
 
 	remoteWarned atomic.Bool // a remote tier failure has been reported
+	remoteMisses sync.Map    // identities the remote tier did not serve
 
 	mkMu sync.Mutex
 	made bool // the subdirectories exist
@@ -219,12 +220,17 @@ func (c *Cache) Dir() string { return c.dir }
 // platform's package an entry holds.
 //
 // Lookup is a query and reports no [source.EventCacheHit]; [Cache.Fill]
-// reports one each time it serves a package from the cache.
+// reports one each time it serves a package from the cache. With a
+// [Options.Remote] tier, a local miss that the tier can serve (verified as
+// [Cache.Fill] verifies it) fills the local cache and is found.
 func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return Entry{}, false, err
 	}
 	e, ok := c.lookup(ctx, pkg, want)
+	if !ok {
+		e, ok = c.lookupRemote(ctx, pkg, want)
+	}
 	return e, ok, nil
 }
 

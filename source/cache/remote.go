@@ -55,12 +55,44 @@ func remoteServes(pkg source.Package, want []hash.Hash) bool {
 	return false
 }
 
+// lookupRemote fills pkg from the remote tier for [Cache.Lookup], under
+// the package's lock, when the tier can serve it.
+func (c *Cache) lookupRemote(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool) {
+	if c.opts.Remote == nil || !remoteServes(pkg, want) {
+		return Entry{}, false
+	}
+	key := identity(pkg)
+	if _, missed := c.remoteMisses.Load(key); missed {
+		return Entry{}, false
+	}
+	if c.makeDirs() != nil {
+		return Entry{}, false
+	}
+	unlock, err := c.lock(ctx, pkg, key)
+	if err != nil {
+		return Entry{}, false
+	}
+	defer unlock()
+	if e, ok := c.lookup(ctx, pkg, want); ok {
+		return e, true
+	}
+	work, err := os.MkdirTemp(filepath.Join(c.dir, "tmp"), tempName("fill", keyName(key)))
+	if err != nil {
+		return Entry{}, false
+	}
+	defer os.RemoveAll(work)
+	return c.fillRemote(ctx, pkg, key, want, work)
+}
+
 // fillRemote tries to fill pkg from the remote tier, in work/remote. What
 // the tier returns is published only if it passes the verification an
 // origin download passes; otherwise (a miss, a failure, a mismatch) ok is
 // false and the caller goes to the origin.
 func (c *Cache) fillRemote(ctx context.Context, pkg source.Package, key string, want []hash.Hash, work string) (Entry, bool) {
 	if c.opts.Remote == nil || !remoteServes(pkg, want) {
+		return Entry{}, false
+	}
+	if _, missed := c.remoteMisses.Load(key); missed {
 		return Entry{}, false
 	}
 	dir := filepath.Join(work, "remote")
@@ -73,6 +105,7 @@ func (c *Cache) fillRemote(ctx context.Context, pkg source.Package, key string, 
 		if !errors.Is(err, source.ErrNotFound) {
 			c.remoteFailed(ctx, "reading", err)
 		}
+		c.remoteMisses.Store(key, true) // asked once per run (per Cache)
 		return Entry{}, false
 	}
 	f := &source.Fetched{Package: pkg, Archive: archive, Location: ra.Location, Subdir: ra.Subdir}

@@ -75,7 +75,8 @@ type Options struct {
 type Tier struct {
 	location string // "host[:port]/prefix"
 	opts     Options
-	src      *oci.Source
+	src      *oci.Source // providers, reporting download progress
+	modSrc   *oci.Source // modules: the tier's own names are not reported
 	template func(context.Context, tfaddr.Provider) (string, error)
 
 	mu    sync.Mutex
@@ -131,6 +132,8 @@ func New(location string, opts Options) (*Tier, error) {
 	so.ProviderRepository = t.template
 	so.AllPlatformChecksums = false
 	t.src = oci.NewSource(so)
+	so.Events = nil
+	t.modSrc = oci.NewSource(so)
 	return t, nil
 }
 
@@ -284,7 +287,11 @@ func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, pa
 	default:
 		return cache.RemoteArchive{}, fmt.Errorf("%w: unsupported package type %T", source.ErrNotFound, pkg)
 	}
-	a, err := t.src.FetchArchive(ctx, ask, path)
+	src := t.src
+	if _, ok := pkg.(source.ModulePackage); ok {
+		src = t.modSrc
+	}
+	a, err := src.FetchArchive(ctx, ask, path)
 	if err != nil {
 		return cache.RemoteArchive{}, err
 	}
