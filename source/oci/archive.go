@@ -57,16 +57,12 @@ func (s *Source) fetchArchive(ctx context.Context, name string, repo Repository,
 	switch p := pkg.(type) {
 	case source.ModulePackage:
 		ref := moduleReference(p)
-		desc, err := resolve(ctx, repo, ref)
+		desc, m, err := fetchReference(ctx, repo, ref)
 		if err != nil {
 			return nil, err
 		}
 		if p.Pin != "" && desc.Digest.String() != p.Pin {
 			return nil, &MovedTagError{Repository: name, Tag: ref, Locked: p.Pin, Current: desc.Digest.String()}
-		}
-		m, err := fetchManifest(ctx, repo, desc)
-		if err != nil {
-			return nil, err
 		}
 		annotations = m.Annotations
 		if layer, err = moduleLayer(name, ref, desc, m); err != nil {
@@ -77,10 +73,18 @@ func (s *Source) fetchArchive(ctx context.Context, name string, repo Repository,
 		if p.Platform.IsZero() {
 			return nil, errors.New("no target platform given for the provider package")
 		}
-		tag, index, err := providerIndex(ctx, name, repo, p)
+		if p.Version.IsZero() {
+			return nil, errors.New("no provider version given")
+		}
+		tag := tagForVersion(p.Version.String())
+		desc, m, err := fetchReference(ctx, repo, tag)
 		if err != nil {
 			return nil, err
 		}
+		if _, _, err := checkProviderIndex(name, tag, desc, m); err != nil {
+			return nil, err
+		}
+		index := m
 		plats, err := platformManifests(name, tag, index)
 		if err != nil {
 			return nil, err

@@ -3,11 +3,14 @@ package oci
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
+
+	"github.com/tflock/tflock/source"
 )
 
 // The artifact and media types of OpenTofu's OCI formats.
@@ -73,7 +76,16 @@ func fetchManifest(ctx context.Context, repo Repository, desc ocispec.Descriptor
 		return nil, fmt.Errorf("fetching manifest %s: %w", desc.Digest, err)
 	}
 	defer rc.Close()
-	vr := content.NewVerifyReader(rc, desc)
+	return readManifest(rc, desc)
+}
+
+// readManifest reads the manifest desc describes from r, checking size
+// and digest.
+func readManifest(r io.Reader, desc ocispec.Descriptor) (*manifestDoc, error) {
+	if desc.Size > MaxManifestSize || desc.Size < 0 {
+		return nil, fmt.Errorf("manifest %s: %w (it has %d bytes)", desc.Digest, ErrManifestTooLarge, desc.Size)
+	}
+	vr := content.NewVerifyReader(r, desc)
 	data, err := io.ReadAll(vr)
 	if err != nil {
 		return nil, fmt.Errorf("reading manifest %s: %w", desc.Digest, err)
@@ -86,4 +98,42 @@ func fetchManifest(ctx context.Context, repo Repository, desc ocispec.Descriptor
 		return nil, fmt.Errorf("manifest %s is not valid JSON: %v", desc.Digest, err)
 	}
 	return &m, nil
+}
+
+// referenceFetcher is the part of *remote.Repository that reads a manifest
+// by tag in one request (a GET, where Resolve and Fetch take a HEAD and a
+// GET).
+type referenceFetcher interface {
+	FetchReference(ctx context.Context, reference string) (ocispec.Descriptor, io.ReadCloser, error)
+}
+
+// fetchReference resolves ref and reads its manifest: in one request when
+// repo can, else by [resolve] and [fetchManifest]. Either way the content
+// is checked against the digest and size the registry states for it, and
+// bounded by [MaxManifestSize].
+func fetchReference(ctx context.Context, repo Repository, ref string) (ocispec.Descriptor, *manifestDoc, error) {
+	rf, ok := repo.(referenceFetcher)
+	if !ok {
+		desc, err := resolve(ctx, repo, ref)
+		if err != nil {
+			return desc, nil, err
+		}
+		m, err := fetchManifest(ctx, repo, desc)
+		return desc, m, err
+	}
+	desc, rc, err := rf.FetchReference(ctx, ref)
+	if err != nil {
+		if errors.Is(classify(err, source.ErrNotFound), source.ErrNotFound) {
+			// Tell a missing reference from a missing repository.
+			desc, err := resolve(ctx, repo, ref)
+			if err == nil {
+				err = fmt.Errorf("fetching %q: the registry did not serve the manifest it resolves", ref)
+			}
+			return desc, nil, err
+		}
+		return desc, nil, fmt.Errorf("fetching %q: %w", ref, err)
+	}
+	defer rc.Close()
+	m, err := readManifest(rc, desc)
+	return desc, m, err
 }

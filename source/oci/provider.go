@@ -29,6 +29,12 @@ func providerIndex(ctx context.Context, name string, repo Repository, p source.P
 	if err != nil {
 		return tag, nil, err
 	}
+	return checkProviderIndex(name, tag, desc, m)
+}
+
+// checkProviderIndex checks that m, read by desc from tag, is an OpenTofu
+// provider index.
+func checkProviderIndex(name, tag string, desc ocispec.Descriptor, m *manifestDoc) (string, *manifestDoc, error) {
 	fail := func(format string, args ...any) (string, *manifestDoc, error) {
 		return tag, nil, &ArtifactError{Repository: name, Reference: tag, Reason: fmt.Sprintf(format, args...)}
 	}
