@@ -95,4 +95,20 @@
 // package used is then hashed again. Go's module cache and OpenTofu's
 // plugin cache make the same assumption without offering that mode; a
 // platform whose file information has no inode numbers hashes every time.
+//
+// # Remote tier
+//
+// [Options.Remote] puts a tier shared by many machines (package ocitier:
+// an OCI registry) behind the local cache. On a local miss ([Cache.Fill],
+// and [Cache.Lookup], so that a run with a lock file and an empty local
+// cache lists nothing) it is asked for the package before the origin, but
+// only when the hashes wanted can verify what it returns: a module's h1:
+// (by which the tier also finds it), a provider's h1: or zh:. What it
+// returns is an archive that goes through exactly the path and checks of
+// an archive from an origin; one that does not match is a warning, and
+// the origin is asked. After an origin fetch is verified it is written
+// through: a provider's zip as the origin delivered it, a module as a
+// deterministic zip of its entry (see WriteZip in source/internal/archive).
+// A tier failure (down, slow, full, refusing) is reported once per Cache
+// as a warning; a run never fails for it.
 package cache

@@ -21,7 +21,7 @@ import (
 )
 
 var remotePkg = source.ProviderPackage{
-	Addr:     tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/null"),
+	Addr:     tfaddr.MustParseProviderSource("registry.example.test/hashicorp/null"),
 	Version:  versions.MustParse("3.2.1"),
 	Platform: source.Platform{OS: "linux", Arch: "amd64"},
 }
@@ -101,7 +101,7 @@ func TestRemoteProviderWriteThroughThenRead(t *testing.T) {
 	if got, want := treeOf(t, eb.Dir), treeOf(t, ea.Dir); len(got) != len(want) || got["LICENSE"] != want["LICENSE"] {
 		t.Fatalf("trees differ: %v vs %v", got, want)
 	}
-	if !strings.HasPrefix(eb.Location, "oci://"+srv.Host()+"/fleet/registry.opentofu.org/hashicorp/null@sha256:") {
+	if !strings.HasPrefix(eb.Location, "oci://"+srv.Host()+"/fleet/registry.example.test/hashicorp/null@sha256:") {
 		t.Errorf("location %q", eb.Location)
 	}
 	if w := ev.warnings(); len(w) != 0 {

@@ -76,7 +76,7 @@ func TestDistribution(t *testing.T) {
 	if got := checkProviderVersion(t, repoOf(providerRepository), "5.1.0_ent"); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("index holds %v, want %v", got, want)
 	}
-	if got := checkProviderVersion(t, repoOf("fleet/registry.opentofu.org/hashicorp/random"), "3.6.0"); len(got) != 1 || got[linux] != zhOf(sharedHashes) {
+	if got := checkProviderVersion(t, repoOf("fleet/registry.example.test/hashicorp/random"), "3.6.0"); len(got) != 1 || got[linux] != zhOf(sharedHashes) {
 		t.Fatalf("shared provider: %v", got)
 	}
 	checkModule(t, repoOf("fleet/tflock/modules"), modH1, "")

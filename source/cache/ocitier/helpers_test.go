@@ -115,7 +115,7 @@ var (
 func provider(t *testing.T, addr, version string, plat source.Platform) source.ProviderPackage {
 	t.Helper()
 	if strings.Count(addr, "/") == 1 {
-		addr = "registry.opentofu.org/" + addr
+		addr = "registry.example.test/" + addr
 	}
 	return source.ProviderPackage{Addr: tfaddr.MustParseProviderSource(addr), Version: versions.MustParse(version), Platform: plat}
 }

@@ -251,7 +251,7 @@ func platformKey(d ocispec.Descriptor) string {
 	if d.ArtifactType != oci.ArtifactTypeProviderTarget || d.Platform == nil || d.Platform.OSVersion != "" || d.Platform.Variant != "" || len(d.Platform.OSFeatures) > 0 {
 		return ""
 	}
-	return d.Platform.OS + "_" + d.Platform.Architecture
+	return d.Platform.OS + "\x00" + d.Platform.Architecture
 }
 
 func sameEntry(a, b ocispec.Descriptor) bool {

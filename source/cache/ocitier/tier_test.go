@@ -36,7 +36,7 @@ const (
 	moduleArtifact     = "application/vnd.opentofu.modulepkg"
 	zipMediaType       = "archive/zip"
 	emptyConfigType    = "application/vnd.oci.empty.v1+json"
-	providerRepository = "fleet/registry.opentofu.org/hashicorp/aws"
+	providerRepository = "fleet/registry.example.test/hashicorp/aws"
 )
 
 // checkProviderVersion reads the tag of a provider version as OpenTofu
@@ -288,7 +288,7 @@ func TestConcurrentWritersEmptyPrefix(t *testing.T) {
 	if got := checkProviderVersion(t, r.repo(t, providerRepository), "5.1.0"); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("index holds %v, want %v", got, want)
 	}
-	if got := checkProviderVersion(t, r.repo(t, "fleet/registry.opentofu.org/hashicorp/random"), "3.6.0"); len(got) != 1 || got[linux] != zhOf(sharedHashes) {
+	if got := checkProviderVersion(t, r.repo(t, "fleet/registry.example.test/hashicorp/random"), "3.6.0"); len(got) != 1 || got[linux] != zhOf(sharedHashes) {
 		t.Fatalf("shared provider index holds %v", got)
 	}
 	checkModule(t, r.repo(t, "fleet/tflock/modules"), modH1, "")
