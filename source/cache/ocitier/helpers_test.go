@@ -172,15 +172,6 @@ func verifyBlob(t *testing.T, repo *remote.Repository, d ocispec.Descriptor) []b
 	return b
 }
 
-func sha256File(t *testing.T, p string) [32]byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
-}
-
 func sameFile(t *testing.T, a, b string) bool {
 	t.Helper()
 	x, err := os.ReadFile(a)

@@ -90,6 +90,26 @@ func pushBlob(ctx context.Context, repo *remote.Repository, desc ocispec.Descrip
 	return nil
 }
 
+// open returns the client of repository name and describes the zip at
+// path as its layer blob.
+func (t *Tier) open(ctx context.Context, name, path string) (*remote.Repository, ocispec.Descriptor, error) {
+	repo, err := t.repository(ctx, name)
+	if err != nil {
+		return nil, ocispec.Descriptor{}, fmt.Errorf("%w: %w", errLocal, err)
+	}
+	blob, err := fileBlob(path, oci.MediaTypeZip)
+	return repo, blob, err
+}
+
+// pushBlobs pushes the blobs of a manifest the tier writes: the empty
+// config and the zip at path (blob).
+func pushBlobs(ctx context.Context, repo *remote.Repository, blob ocispec.Descriptor, path string) error {
+	if err := pushBlob(ctx, repo, emptyConfigDesc, bytesOpener(emptyConfig)); err != nil {
+		return err
+	}
+	return pushBlob(ctx, repo, blob, fileOpener(path))
+}
+
 func bytesOpener(b []byte) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 }
@@ -128,11 +148,7 @@ func (t *Tier) putProvider(ctx context.Context, p source.ProviderPackage, a cach
 	if err != nil {
 		return fmt.Errorf("%w: %w", errLocal, err)
 	}
-	repo, err := t.repository(ctx, name)
-	if err != nil {
-		return fmt.Errorf("%w: %w", errLocal, err)
-	}
-	blob, err := fileBlob(path, oci.MediaTypeZip)
+	repo, blob, err := t.open(ctx, name, path)
 	if err != nil {
 		return err
 	}
@@ -161,10 +177,7 @@ func (t *Tier) putProvider(ctx context.Context, p source.ProviderPackage, a cach
 		return nil // there already: nothing to write
 	}
 	// Blobs, then the manifest, then the index.
-	if err := pushBlob(ctx, repo, emptyConfigDesc, bytesOpener(emptyConfig)); err != nil {
-		return err
-	}
-	if err := pushBlob(ctx, repo, blob, fileOpener(path)); err != nil {
+	if err := pushBlobs(ctx, repo, blob, path); err != nil {
 		return err
 	}
 	if err := pushManifest(ctx, repo, mdesc, mbytes); err != nil {
@@ -346,11 +359,7 @@ func (t *Tier) putModule(ctx context.Context, a cache.RemoteArchive, path string
 		return fmt.Errorf("%w: %w: the module zip hashes to %s, not the verified %s", errLocal, source.ErrChecksumMismatch, got.H1, h1)
 	}
 	name := t.location + "/" + ModuleRepository
-	repo, err := t.repository(ctx, name)
-	if err != nil {
-		return fmt.Errorf("%w: %w", errLocal, err)
-	}
-	blob, err := fileBlob(path, oci.MediaTypeZip)
+	repo, blob, err := t.open(ctx, name, path)
 	if err != nil {
 		return err
 	}
@@ -367,10 +376,7 @@ func (t *Tier) putModule(ctx context.Context, a cache.RemoteArchive, path string
 	} else if err != nil && !errors.Is(err, errdef.ErrNotFound) {
 		return fmt.Errorf("resolving %s:%s: %w", name, tag, err)
 	}
-	if err := pushBlob(ctx, repo, emptyConfigDesc, bytesOpener(emptyConfig)); err != nil {
-		return err
-	}
-	if err := pushBlob(ctx, repo, blob, fileOpener(path)); err != nil {
+	if err := pushBlobs(ctx, repo, blob, path); err != nil {
 		return err
 	}
 	if err := repo.PushReference(ctx, mdesc, bytes.NewReader(mbytes), tag); err != nil {
