@@ -3,7 +3,6 @@ package tflock_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,9 +44,8 @@ func initDir(ctx context.Context, dir string, regOpts registry.Options, cacheDir
 		return "", err
 	}
 	// One source per kind of package. A module registry may answer with a
-	// git or OCI location: Remote hands those back to the dispatcher.
+	// git or OCI location: the dispatcher routes it.
 	src := &install.Dispatch{Git: git.NewSource(git.Options{}), OCI: oci.NewSource(oci.Options{})}
-	regOpts.Remote = src
 	src.Providers = registry.NewSource(regOpts) // providers and registry modules
 	res, err := install.Init(ctx, install.Options{Dir: dir, Lock: lock, Source: src, Cache: sharedCache})
 	if err != nil {
@@ -144,20 +142,6 @@ module "vpc" {
 		t.Fatal(err)
 	}
 	cacheDir := filepath.Join(t.TempDir(), "cache")
-
-	// The wiring the README showed before: no Remote, so the registry
-	// cannot hand the git location on.
-	old := &install.Dispatch{Providers: registry.NewSource(regOpts), Git: git.NewSource(git.Options{})}
-	c, err := cache.Open(cacheDir, cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := install.Init(ctx, install.Options{Dir: dir, Lock: lockfile.New(), Source: old, Cache: c}); !errors.Is(err, registry.ErrUnsupportedLocation) {
-		t.Fatalf("Init without registry.Options.Remote: %v, want registry.ErrUnsupportedLocation", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, install.LockFileName)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("a failed Init left a lock file: %v", err)
-	}
 
 	note, err := initDir(ctx, dir, regOpts, cacheDir)
 	if err != nil {

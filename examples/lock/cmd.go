@@ -292,7 +292,6 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	// The CLI configuration's host blocks and tokens (TF_TOKEN_ variables
 	// first, then credentials blocks), as tofu reads them.
 	ropts := registry.Options{
-		Remote: d,
 		Warn:   warn,
 		Events: out,
 	}
