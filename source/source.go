@@ -137,7 +137,7 @@ type Fetched struct {
 	Size int64
 	// Hashes are the hashes computed locally of what was fetched: always the
 	// h1: of Dir, plus the zh: of the archive when the package was a
-	// provider zip.
+	// provider zip (for an Archive, see there).
 	Hashes []hash.Hash
 	// Origin are the hashes the origin vouches for, with provenance, such as
 	// the signed zh: of every platform of a provider release. May be empty.
@@ -145,6 +145,17 @@ type Fetched struct {
 	// Pin is the immutable identity the package was fetched at: a git commit
 	// or an OCI manifest digest. Empty for other sources.
 	Pin string
+	// Archive, set only by a Fetch under a context from [AcceptArchives],
+	// is the path of the package's zip archive, inside the directory the
+	// fetch was given, downloaded and checked against what the origin
+	// states (size, zh:) but not extracted; Dir is then empty and Hashes
+	// hold the archive's zh: and any h1: the origin states for it. The
+	// caller extracts the archive within Limits, computes its h1: and
+	// checks it against Hashes.
+	Archive string
+	// Limits are the limits of the source that delivered Archive, which
+	// the caller applies when it extracts.
+	Limits Limits
 	// Subdir is a subdirectory of Dir that the origin designated as the
 	// module's root (a module registry whose download location ends in
 	// "//SUBDIR"), slash-separated; "" when the root is Dir itself. The

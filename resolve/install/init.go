@@ -71,6 +71,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.cleanup()
+	if s.Reverify {
+		ctx = cache.Reverify(ctx)
+	}
 	r := newRun(s)
 	if err := r.walk(ctx); err != nil {
 		return nil, err
@@ -579,8 +582,10 @@ const installedDetail = "installed already, matches the lock file"
 // directory (by an earlier run, or by tofu or terraform) with contents
 // that match want, the lock file's hashes: such a package is kept as it
 // is, as tofu keeps it, instead of being fetched and copied again. The
-// answer is computed once per package and run.
-func (r *run) installedMatch(pkg source.ProviderPackage, want []hash.Hash) (string, hash.Hash, bool) {
+// answer is computed once per package and run: from the metadata of its
+// files alone when they are the cache entry's own files, unchanged
+// (cache.Cache.Installed), else by hashing them.
+func (r *run) installedMatch(ctx context.Context, pkg source.ProviderPackage, want []hash.Hash) (string, hash.Hash, bool) {
 	if len(want) == 0 || r.s.ProvidersLock || r.s.PluginCacheDir != "" {
 		return "", "", false
 	}
@@ -591,7 +596,10 @@ func (r *run) installedMatch(pkg source.ProviderPackage, want []hash.Hash) (stri
 	r.mu.Unlock()
 	if !done {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			h1, _ = hash.H1Dir(dir)
+			var linked bool
+			if h1, linked = r.s.Cache.Installed(ctx, pkg, dir); !linked {
+				h1, _ = hash.H1Dir(dir)
+			}
 		}
 		r.mu.Lock()
 		if r.installed == nil {
@@ -644,7 +652,7 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 				var e cache.Entry
 				var hit, reused bool
 				var origin []hash.Record
-				if dir, h1, ok := r.installedMatch(pkg, want); ok {
+				if dir, h1, ok := r.installedMatch(gctx, pkg, want); ok {
 					e, hit, reused = cache.Entry{Dir: dir, H1: h1, Hashes: []hash.Hash{h1}}, true, true
 					source.EmitContext(gctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: installedDetail})
 				} else {
@@ -892,7 +900,7 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 		}
 		for _, plat := range r.s.platforms {
 			pp := source.ProviderPackage{Addr: p.Addr, Version: lk.Version, Platform: plat}
-			if _, _, ok := r.installedMatch(pp, lk.Hashes); ok {
+			if _, _, ok := r.installedMatch(ctx, pp, lk.Hashes); ok {
 				continue
 			}
 			if _, ok, err := r.s.Cache.Lookup(ctx, pp, lk.Hashes); err != nil || !ok {

@@ -70,6 +70,12 @@ type Options struct {
 	ProvidersLock bool
 	// Platforms are the platforms ProvidersLock records. Default: Platform.
 	Platforms []source.Platform
+	// Reverify hashes again every installed package and every cache entry
+	// this call uses, instead of trusting those whose files are, by their
+	// metadata, the files verified when they entered the cache (see
+	// package source/cache, "Damage", for what that trust covers and what
+	// it does not). Default false.
+	Reverify bool
 	// Upgrade ignores every locked version. Default false.
 	Upgrade bool
 	// UpgradeProviders ignores the locked versions of these providers only.

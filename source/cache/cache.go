@@ -29,14 +29,21 @@ type Options struct {
 	// Events receives cache hits (from [Cache.Fill]), lock waits and
 	// damaged-entry warnings. Nil discards them.
 	Events source.Events
-	// TrustEntries skips re-hashing an entry each time it is used. By
-	// default (false) an entry is hashed on use and a damaged one is
-	// replaced, at the cost of reading it once more. Providers installed
-	// by resolve/install share their files with the cache entry (hard
-	// links where the file system allows): an installed file edited in
-	// place edits the entry too, which the default re-hashing catches and
-	// TrustEntries does not.
+	// TrustEntries skips every check of an entry when it is used. By
+	// default (false) an entry is checked on use and a damaged one is
+	// replaced: an entry whose files are, by their metadata (device,
+	// inode, size, modification time, mode), the files verified when it
+	// was stored is used without being read; any other is hashed again.
+	// Providers installed by resolve/install share their files with the
+	// cache entry (hard links where the file system allows): an installed
+	// file edited in place edits the entry too, which the default check
+	// catches and TrustEntries does not.
 	TrustEntries bool
+	// Reverify hashes every entry each time it is used, whatever its
+	// metadata says: for a cache whose files may have been changed by
+	// someone who also restored their modification times. See also
+	// [Reverify] for one call. Ignored when TrustEntries is set.
+	Reverify bool
 	// PollInterval is how often a process waiting for another process's
 	// lock on a package tries again. Zero or less means 20ms.
 	PollInterval time.Duration
@@ -252,24 +259,42 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	if err := os.Mkdir(pkgDir, 0o755); err != nil {
 		return Entry{}, fmt.Errorf("cache: %w", err)
 	}
-	f, err := fetch(ctx, pkgDir)
+	// The source may hand over the package's archive instead of its files
+	// (source.AcceptArchives): then the archive is read once, here, and
+	// the files stored are the files hashed.
+	f, err := fetch(source.AcceptArchives(ctx), pkgDir)
 	if err != nil {
 		return Entry{}, err
 	}
 	if f == nil {
 		f = &source.Fetched{}
 	}
-	if isModule(pkg) {
-		// Whatever the source, a module package is stored (and so
-		// installed) without the version-control metadata its h1: leaves
-		// out: the tree installed is the tree hashed.
-		if err := fsutil.RemoveVCSMetadata(pkgDir); err != nil {
-			return Entry{}, fmt.Errorf("cache: %w", err)
+	var h1 hash.Hash
+	var computed []hash.Hash // what this fill computed: h1, and zh of an archive
+	if f.Archive != "" {
+		content := filepath.Join(work, "content")
+		sum, err := unpack(ctx, f, content, isModule(pkg))
+		if err != nil {
+			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: err}
 		}
-	}
-	h1, err := h1Dir(pkgDir, isModule(pkg))
-	if err != nil {
-		return Entry{}, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
+		pkgDir, h1 = content, sum.H1
+		computed = []hash.Hash{sum.H1}
+		if !isModule(pkg) {
+			computed = append(computed, sum.ZH)
+		}
+	} else {
+		if isModule(pkg) {
+			// Whatever the source, a module package is stored (and so
+			// installed) without the version-control metadata its h1:
+			// leaves out: the tree installed is the tree hashed.
+			if err := fsutil.RemoveVCSMetadata(pkgDir); err != nil {
+				return Entry{}, fmt.Errorf("cache: %w", err)
+			}
+		}
+		if h1, err = h1Dir(pkgDir, isModule(pkg)); err != nil {
+			return Entry{}, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
+		}
+		computed = []hash.Hash{h1}
 	}
 	if h1 == emptyH1 && !isModule(pkg) {
 		// A provider package always holds its executable: an empty one
@@ -277,13 +302,16 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 		// stored, installed or locked.
 		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: ErrEmptyPackage}
 	}
-	hashes := []hash.Hash{h1}
+	hashes := slices.Clone(computed)
 	for _, h := range f.Hashes {
-		if h.Scheme() == hash.SchemeZH {
-			hashes = append(hashes, h)
-		}
-		if h.Scheme() == hash.SchemeH1 && h != h1 {
+		switch {
+		case slices.Contains(computed, h):
+		case h.Scheme() == hash.SchemeH1:
 			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the fetched files hash to %s", source.ErrChecksumMismatch, h, h1)}
+		case h.Scheme() == hash.SchemeZH && len(computed) > 1:
+			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the archive hashes to %s", source.ErrChecksumMismatch, h, computed[1])}
+		case h.Scheme() == hash.SchemeZH:
+			hashes = append(hashes, h)
 		}
 	}
 	slices.Sort(hashes)
@@ -298,14 +326,16 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 		if _, statErr := os.Stat(obj); statErr != nil {
 			return Entry{}, fmt.Errorf("cache: publishing %s: %w", pkg.ForDisplay(), err)
 		}
-		if !c.opts.TrustEntries {
-			if got, herr := h1Dir(obj, isModule(pkg)); herr != nil || got != h1 {
-				c.discard(obj)
-				if err := os.Rename(pkgDir, obj); err != nil {
-					return Entry{}, fmt.Errorf("cache: publishing %s: %w", pkg.ForDisplay(), err)
-				}
+		if !c.opts.TrustEntries && !c.usable(ctx, obj, h1, isModule(pkg)) {
+			if err := os.Rename(pkgDir, obj); err != nil {
+				return Entry{}, fmt.Errorf("cache: publishing %s: %w", pkg.ForDisplay(), err)
 			}
+			c.recordStat(obj, h1)
 		}
+	} else {
+		// The files were hashed as they were written, in a directory
+		// of this fill's own: what they are now is what was verified.
+		c.recordStat(obj, h1)
 	}
 	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
 	if !indexed(pkg) {
@@ -372,8 +402,12 @@ func (c *Cache) usable(ctx context.Context, dir string, h1 hash.Hash, module boo
 	if c.opts.TrustEntries {
 		return true
 	}
+	if !c.reverify(ctx) && c.unchanged(dir, h1) {
+		return true
+	}
 	got, err := h1Dir(dir, module)
 	if err == nil && got == h1 {
+		c.recordStat(dir, h1)
 		return true
 	}
 	c.discard(dir)
@@ -391,7 +425,7 @@ func (c *Cache) makeDirs() error {
 	if c.made {
 		return nil
 	}
-	for _, sub := range []string{"objects", "index", "locks", "tmp"} {
+	for _, sub := range []string{"objects", "index", "locks", "stat", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(c.dir, sub), 0o755); err != nil {
 			return fmt.Errorf("cache: %w", err)
 		}
@@ -406,6 +440,7 @@ func (c *Cache) discard(dir string) {
 	if c.makeDirs() != nil {
 		return
 	}
+	_ = os.Remove(filepath.Join(c.dir, "stat", filepath.Base(dir)+".json"))
 	dst := filepath.Join(c.dir, "tmp", "damaged-"+randomSuffix())
 	if err := os.Rename(dir, dst); err == nil {
 		removeTree(dst)

@@ -8,6 +8,7 @@
 //	objects/<h1 digest, base64url>/   the package contents, never modified once published
 //	index/<sha256 of identity>.json   package identity (no credentials) → h1 and the other hashes seen
 //	locks/<sha256 of identity>.lock   advisory lock files (never removed)
+//	stat/<entry name>.json            the entry's files as last verified (device, inode, size, mtime, mode)
 //	tmp/                              work in progress
 //
 // [Open] creates only the directory itself; the subdirectories are made by
@@ -24,6 +25,19 @@
 // (a branch, the default branch, an OCI tag), has no index record: the name
 // moves on, so such a module is found by the h1: its lock entry records, or
 // fetched again.
+//
+// # One read per package
+//
+// A fill asks its fetch function for the package under a context from
+// source.AcceptArchives: a source that downloads an archive (the provider
+// registry protocol) then hands it over unextracted, and the cache reads it
+// once, digesting its bytes for zh:, inflating each entry once and
+// digesting each file for h1: as it writes it (hash.Options.Install), within
+// the source's limits. The tree stored is the tree hashed, and what the
+// source stated about the archive (its zh:, an h1: its origin published) is
+// checked against what the cache computed before anything is published. A
+// source that extracts itself (git, a local directory) hands over files,
+// which the cache hashes once.
 //
 // # Credentials
 //
@@ -56,4 +70,29 @@
 // [Options.TrustEntries] is set): an entry whose contents no longer hash to
 // its name is moved out of the way and fetched again. An index record that
 // points at a missing or damaged entry is ignored.
+//
+// The check reads the entry only when its metadata says it may have
+// changed. When an entry is published, its files have just been hashed as
+// they were written, in a directory of the fill's own; the cache records
+// each file's device and inode numbers, size, modification time (to the
+// nanosecond) and mode in stat/. An entry used later whose files all
+// match that record, and that has no file more or less, is the tree that
+// was verified, and is used without being read; any difference makes the
+// cache hash it again (and record it again when it still matches its
+// name). [Cache.Installed] applies the same rule to a package installed
+// from the cache by hard links: the same inodes, unchanged, are the entry's
+// files, so a warm run reads no package at all.
+//
+// Threat model. This check catches what happens to a cache by accident or
+// by a program that is not trying to hide: an installed file edited in
+// place through its hard link (its size or time changes), a file replaced
+// (a new inode), added or removed, a truncated copy, a changed mode. It does
+// not catch a change made on purpose by someone who can write to the cache
+// and then puts the file's size and modification time back: such a writer
+// could also rewrite stat/ and index/. Against that, open the cache with
+// [Options.Reverify], or give one call a context from [Reverify]
+// (resolve/install's Options.Reverify): every entry and every installed
+// package used is then hashed again. Go's module cache and OpenTofu's
+// plugin cache make the same assumption without offering that mode; a
+// platform whose file information has no inode numbers hashes every time.
 package cache

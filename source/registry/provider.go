@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -695,6 +696,35 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	if d, ok := m.packages[m.platform]; ok && d.size > 0 && d.size != n {
 		return nil, fmt.Errorf("%w: %s is %d bytes, but the registry reports %d", source.ErrChecksumMismatch, redact(m.downloadURL), n, d.size)
 	}
+	var statedH1 []tfhash.Hash // h1: the registry states for this package
+	if d, ok := m.packages[m.platform]; ok {
+		for _, x := range d.hashes {
+			if x.Scheme() == tfhash.SchemeH1 {
+				statedH1 = append(statedH1, x)
+			}
+		}
+	}
+	if source.ArchivesAccepted(ctx) {
+		// The caller (the cache) extracts and hashes the archive in one
+		// read, and checks the h1: stated here against what it computes.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		archivePath := filepath.Join(dir, "package.zip")
+		if err := tmp.Close(); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(tmp.Name(), archivePath); err != nil {
+			return nil, err
+		}
+		return &source.Fetched{
+			Location: redact(m.downloadURL),
+			Size:     n,
+			Hashes:   append([]tfhash.Hash{zh}, statedH1...),
+			Archive:  archivePath,
+			Limits:   s.o.Limits,
+		}, nil
+	}
 	content := stage + "/pkg"
 	if err := os.Mkdir(content, 0o755); err != nil {
 		return nil, err
@@ -706,16 +736,8 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	if err != nil {
 		return nil, fmt.Errorf("hashing %s: %w", m.resp.Filename, err)
 	}
-	if d, ok := m.packages[m.platform]; ok {
-		var want []tfhash.Hash
-		for _, x := range d.hashes {
-			if x.Scheme() == tfhash.SchemeH1 {
-				want = append(want, x)
-			}
-		}
-		if len(want) > 0 && !slices.Contains(want, h1) {
-			return nil, fmt.Errorf("%w: the contents of %s hash to %s, but the registry reports %s", source.ErrChecksumMismatch, m.resp.Filename, h1, want[0])
-		}
+	if len(statedH1) > 0 && !slices.Contains(statedH1, h1) {
+		return nil, fmt.Errorf("%w: the contents of %s hash to %s, but the registry reports %s", source.ErrChecksumMismatch, m.resp.Filename, h1, statedH1[0])
 	}
 	if err := commitDir(content, dir); err != nil {
 		return nil, err

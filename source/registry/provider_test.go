@@ -18,6 +18,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/testdir"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -160,6 +161,24 @@ func TestLyingRegistry(t *testing.T) {
 				t.Errorf("errors.Is(%v, ErrChecksumMismatch) = %v, want %v", err, got, tc.mismatch)
 			}
 			nothingLeft(t, dir)
+			// The same verdict when the cache takes the archive and reads
+			// it once (source.AcceptArchives), and nothing is stored.
+			c, err := cache.Open(t.TempDir(), cache.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = c.Fill(context.Background(), pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
+				return src.Fetch(ctx, pkg, dir)
+			})
+			if err == nil {
+				t.Fatal("Fill succeeded against a lying registry")
+			}
+			if got := errors.Is(err, source.ErrChecksumMismatch); got != tc.mismatch {
+				t.Errorf("Fill: errors.Is(%v, ErrChecksumMismatch) = %v, want %v", err, got, tc.mismatch)
+			}
+			if objs, _ := os.ReadDir(filepath.Join(c.Dir(), "objects")); len(objs) != 0 {
+				t.Errorf("Fill stored %d objects from a lying registry", len(objs))
+			}
 			_, err = src.Checksums(context.Background(), pkg)
 			if tc.checksums && !errors.Is(err, source.ErrChecksumMismatch) {
 				t.Errorf("Checksums: got %v, want ErrChecksumMismatch", err)
