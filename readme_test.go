@@ -3,7 +3,6 @@ package tflock_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/git"
-	"github.com/tflock/tflock/source/oci"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -32,9 +30,10 @@ import (
 // initDir installs the dependencies of the configuration in dir into
 // dir/.terraform and writes dir/.terraform.lock.hcl, as tofu init does,
 // through the package cache in cacheDir. It returns tofu's note on the
-// lock file. regOpts configures the registries: registry.Options{} talks to
-// the registries the addresses name, with TF_TOKEN_* credentials.
-func initDir(ctx context.Context, dir string, regOpts registry.Options, cacheDir string) (string, error) {
+// lock file. srcOpts says where the sources come from:
+// install.SourcesOptions{} reads the CLI configuration and the
+// environment as tofu does on this machine.
+func initDir(ctx context.Context, dir string, srcOpts install.SourcesOptions, cacheDir string) (string, error) {
 	lockPath := filepath.Join(dir, install.LockFileName)
 	lock, err := lockfile.ParseFile(lockPath) // a missing file is an empty lock
 	if err != nil {
@@ -44,12 +43,15 @@ func initDir(ctx context.Context, dir string, regOpts registry.Options, cacheDir
 	if err != nil {
 		return "", err
 	}
-	// One source per kind of package. A module registry may answer with a
-	// git or OCI location: Remote hands those back to the dispatcher.
-	src := &install.Dispatch{Git: git.NewSource(git.Options{}), OCI: oci.NewSource(oci.Options{})}
-	regOpts.Remote = src
-	src.Providers = registry.NewSource(regOpts) // providers and registry modules
-	res, err := install.Init(ctx, install.Options{Dir: dir, Lock: lock, Source: src, Cache: sharedCache})
+	// Registries, mirrors, dev overrides, git, OCI and HTTP archives, as
+	// the CLI configuration says; a registry module located in git or
+	// OCI is routed there.
+	srcs, diags := install.NewSources(ctx, srcOpts)
+	if diags.HasErrors() {
+		return "", diags // the CLI configuration's errors, with file:line
+	}
+	res, err := install.Init(ctx, install.Options{Dir: dir, Lock: lock, Source: srcs.Source, Cache: sharedCache,
+		DevOverrides: srcs.DevOverrides, PluginCacheDir: srcs.PluginCacheDir})
 	if err != nil {
 		return "", err // conflicts name every constraint and its file:line; checksum errors name both hashes
 	}
@@ -60,43 +62,13 @@ func initDir(ctx context.Context, dir string, regOpts registry.Options, cacheDir
 
 // TestReadmeUsingIt checks that the README's "Using it" Go block is the
 // code between the markers above, which the compiler builds and
-// TestReadmeInitGitRegistryModule runs.
-func TestReadmeUsingIt(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, usingIt, ok := strings.Cut(string(readme), "\n## Using it\n")
-	if !ok {
-		t.Fatal(`README.md has no "## Using it" section`)
-	}
-	usingIt, _, _ = strings.Cut(usingIt, "\n## ")
-	_, block, ok := strings.Cut(usingIt, "```go\n")
-	block, _, ok2 := strings.Cut(block, "```\n")
-	if !ok || !ok2 {
-		t.Fatal(`README.md's "Using it" section has no Go block`)
-	}
-
-	self, err := os.ReadFile("readme_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, code, ok := strings.Cut(string(self), "// README begin\n\n")
-	code, _, ok2 = strings.Cut(code, "\n// README end\n")
-	if !ok || !ok2 {
-		t.Fatal("readme_test.go has lost its README markers")
-	}
-	if block != code {
-		t.Errorf("README.md's Go block differs from the code in readme_test.go\n--- README.md\n%s\n--- readme_test.go\n%s", block, code)
-	}
-}
-
 // TestReadmeInitGitRegistryModule runs the README's code on a
 // configuration whose registry module the registry delivers as a git
 // address (served over smart HTTP from a repository made with git), with a
 // provider from the same registry: cold, then warm, where nothing changes
-// and nothing is downloaded. Without Remote, the code the README showed
-// before, the same configuration fails.
+// and nothing is downloaded. (The README's hand wiring before
+// install.NewSources left the registry without a way to the git source,
+// and this configuration failed.)
 func TestReadmeInitGitRegistryModule(t *testing.T) {
 	ctx := context.Background()
 	gitRoot := t.TempDir()
@@ -122,7 +94,21 @@ func TestReadmeInitGitRegistryModule(t *testing.T) {
 			{Version: "1.0.0", Location: location},
 		}}},
 	}, registrytest.Options{})
-	regOpts := registry.Options{HTTPClient: srv.Client(), Credentials: registry.Tokens{}}
+	// The sources as the README builds them, from a CLI configuration
+	// file written here and an environment of its own (no TF_TOKEN_, a
+	// home without configuration), the registry reached by its client, git
+	// without the machine's git configuration.
+	cliConfig := filepath.Join(t.TempDir(), "cli.tfrc")
+	if err := os.WriteFile(cliConfig, []byte("# no provider_installation: the implied methods\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srcOpts := install.SourcesOptions{
+		ConfigFiles: []string{cliConfig},
+		Env:         []string{"HOME=" + t.TempDir()},
+		WorkDir:     t.TempDir(),
+		Registry:    registry.Options{HTTPClient: srv.Client()},
+		Git:         &git.Options{},
+	}
 
 	dir := t.TempDir()
 	config := `terraform {
@@ -145,21 +131,7 @@ module "vpc" {
 	}
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 
-	// The wiring the README showed before: no Remote, so the registry
-	// cannot hand the git location on.
-	old := &install.Dispatch{Providers: registry.NewSource(regOpts), Git: git.NewSource(git.Options{})}
-	c, err := cache.Open(cacheDir, cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := install.Init(ctx, install.Options{Dir: dir, Lock: lockfile.New(), Source: old, Cache: c}); !errors.Is(err, registry.ErrUnsupportedLocation) {
-		t.Fatalf("Init without registry.Options.Remote: %v, want registry.ErrUnsupportedLocation", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, install.LockFileName)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("a failed Init left a lock file: %v", err)
-	}
-
-	note, err := initDir(ctx, dir, regOpts, cacheDir)
+	note, err := initDir(ctx, dir, srcOpts, cacheDir)
 	if err != nil {
 		t.Fatalf("cold: %v", err)
 	}
@@ -200,7 +172,7 @@ module "vpc" {
 	// Warm: the lock file and the cache agree, so nothing changes and
 	// nothing is downloaded.
 	before := srv.Requests()
-	note, err = initDir(ctx, dir, regOpts, cacheDir)
+	note, err = initDir(ctx, dir, srcOpts, cacheDir)
 	if err != nil {
 		t.Fatalf("warm: %v", err)
 	}

@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"golang.org/x/mod/sumdb/dirhash"
+
+	"github.com/tflock/tflock/internal/benchdata"
 )
 
 // testFile is one file of a generated package.
@@ -86,29 +87,7 @@ func sha256Hex(b []byte) string {
 
 // pseudoBinary returns n bytes that deflate compresses about 2.5:1: runs of
 // random bytes mixed with repeated phrases, from a fixed seed.
-func pseudoBinary(seed uint64, n int) []byte {
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	out := make([]byte, 0, n)
-	phrase := []byte("runtime.gopanic\x00\x00\x00github.com/hashicorp/terraform-plugin-sdk/v2/helper/schema.(*Resource).Apply\x00")
-	for len(out) < n {
-		switch r.IntN(3) {
-		case 0:
-			k := 8 + r.IntN(18)
-			for range k {
-				out = append(out, byte(r.Uint32()))
-			}
-		case 1:
-			k := 8 + r.IntN(40)
-			out = append(out, phrase[r.IntN(len(phrase)-k):][:k]...)
-		default:
-			k := 4 + r.IntN(12)
-			for range k {
-				out = append(out, 0)
-			}
-		}
-	}
-	return out[:n]
-}
+func pseudoBinary(seed uint64, n int) []byte { return benchdata.PseudoBinary(seed, n) }
 
 func dirhashDir(t testing.TB, dir string) string {
 	t.Helper()

@@ -447,7 +447,7 @@ func (r *reader) requiredProviders(b *hcl.Block, override bool) {
 	slices.Sort(names)
 	for _, name := range names {
 		attr := attrs[name]
-		if _, err := tfaddr.ParseProviderPart(name); err != nil {
+		if _, err := provaddr.ParsePart(name); err != nil {
 			r.errorf(attr.NameRange, "Invalid provider local name", "%q is not a valid provider local name: %s.", name, err)
 			continue
 		}
@@ -789,7 +789,7 @@ func (r *reader) finish() *Module {
 		if _, ok := implied[u.name]; ok {
 			continue
 		}
-		if _, err := tfaddr.ParseProviderPart(u.name); err != nil {
+		if _, err := provaddr.ParsePart(u.name); err != nil {
 			r.errorf(u.rng, "Invalid provider local name", "%q is not a valid provider local name: %s.", u.name, err)
 			continue
 		}

@@ -12,7 +12,10 @@
 // A source implements [Lister] (which versions exist) and [Fetcher] (bring one
 // package to a directory). A source that already knows the checksums its
 // origin vouches for, without downloading, also implements
-// [ChecksumReporter]; callers discover that by type assertion.
+// [ChecksumReporter]; callers discover that by type assertion. A source
+// whose module packages are stored elsewhere (a module registry) is a
+// [ModuleLocator]: it reports where, and does not fetch from git or OCI
+// itself.
 //
 // # What a package may hold
 //
@@ -69,6 +72,36 @@ type Source interface {
 // package. Each returned hash carries its provenance.
 type ChecksumReporter interface {
 	Checksums(ctx context.Context, pkg Package) ([]hash.Record, error)
+}
+
+// ModuleLocator is an optional capability of a [Source] whose module
+// packages are stored elsewhere: a module registry, whose download
+// endpoint names where a version's package is, and an HTTP address that
+// names another location in its X-Terraform-Get answer. It reports that
+// location, and a dispatcher (resolve/install's Dispatch) routes it to the
+// source of its kind: git, OCI or an HTTP archive. A locator never fetches
+// from another kind of source itself.
+type ModuleLocator interface {
+	// ModuleLocation reports where pkg is. A location on this machine's
+	// disk is refused with an error. A package the source does not know
+	// gives an error wrapping [ErrNotFound], an unknown version one
+	// wrapping [ErrVersionNotFound].
+	ModuleLocation(ctx context.Context, pkg ModulePackage) (ModuleLocation, error)
+}
+
+// ModuleLocation is where a [ModuleLocator] says a module package is.
+type ModuleLocation struct {
+	// Address is the package's location, written as a module source
+	// address: "git::URL?ref=REF", "oci://REPOSITORY?tag=TAG" or the URL
+	// of a .zip or .tar.gz archive, each optionally followed by
+	// "//SUBDIR", the directory of the package that is the module's root.
+	Address string
+	// Archive, set when Address is an HTTP(S) archive, downloads and
+	// extracts it with what the locator knows of it (the module
+	// registry's credentials when the registry asks for them); the
+	// package it is given is the one located, for events and messages.
+	// Nil otherwise.
+	Archive Fetcher
 }
 
 // Available is one version a [Lister] reports.

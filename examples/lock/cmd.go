@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/resolve"
@@ -27,7 +28,6 @@ import (
 	"github.com/tflock/tflock/source/git"
 	"github.com/tflock/tflock/source/mirror"
 	"github.com/tflock/tflock/source/oci"
-	"github.com/tflock/tflock/source/registry"
 )
 
 var errUsage = errors.New("usage")
@@ -180,7 +180,9 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 	if c.cacheDir != "" {
 		co := cache.Options{Events: out}
 		if c.remoteCache != "" {
-			tier, err := ocitier.New(c.remoteCache, ocitier.Options{OCI: ociOptions(out)})
+			o := ociOptions()
+			o.Events = out
+			tier, err := ocitier.New(c.remoteCache, ocitier.Options{OCI: o})
 			if err != nil {
 				return err
 			}
@@ -297,96 +299,79 @@ func (c *command) prepareWork(out *printer) error {
 	})
 }
 
-// realSources builds the sources tofu would use on this machine: the CLI
-// configuration's provider installation (or -plugin-dir, -fs-mirror,
-// -net-mirror), the registries, git and OCI for modules.
+// realSources builds the sources tofu would use on this machine
+// (install.NewSources: the CLI configuration's provider installation, the
+// registries, git and OCI for modules), with -plugin-dir, -fs-mirror or
+// -net-mirror serving the providers instead when given.
 func (c *command) realSources(ctx context.Context, out *printer) (source.Source, []tfaddr.Provider, string, error) {
-	cfg, diags := cliconfig.Load(cliconfig.LoadOptions{})
-	if diags.HasErrors() {
-		return nil, nil, "", diags
-	}
-	for _, d := range diags {
-		out.printf("Warning: %s: %s\n", d.Summary, d.Detail)
-	}
-	warn := func(msg string) { out.printf("Warning: %s\n", msg) }
-	d := &install.Dispatch{}
-	// The CLI configuration's host blocks and tokens (TF_TOKEN_ variables
-	// first, then credentials blocks), as tofu reads them.
-	ropts := registry.Options{
-		Remote: d,
-		Warn:   warn,
-		Events: out,
-	}
-	if registryTestClient != nil {
-		ropts.HTTPClient = registryTestClient
-	}
-	reg := registry.NewSource(cfg.RegistryOptions(ropts))
-	d.Registry = reg
-	gopts := git.Options{UserConfig: true, Warn: warn, Events: out}
+	gopts := git.Options{UserConfig: true}
 	if c.cacheDir != "" {
 		// Clones and tag lists, so that a locked version whose tag was
 		// deleted upstream still installs (with a warning).
 		gopts.CacheDir = filepath.Join(c.cacheDir, "git")
 	}
-	d.Git = git.NewSource(gopts)
-	d.OCI = oci.NewSource(ociOptions(out))
-	var overrides []tfaddr.Provider
-	pluginCache := cfg.PluginCacheDir
+	opts := install.SourcesOptions{Git: &gopts, Events: out}
+	if registryTestClient != nil {
+		opts.Registry.HTTPClient = registryTestClient
+	}
+	if ociTestClient != nil {
+		o := ociOptions()
+		opts.OCI = &o
+	}
 	switch {
 	case len(c.pluginDirs) > 0:
 		var srcs []source.Source
 		for _, p := range c.pluginDirs {
 			srcs = append(srcs, mirror.NewFilesystem(p))
 		}
-		d.Providers = source.Multi(srcs...)
+		opts.Providers = source.Multi(srcs...)
 	case c.fsMirror != "":
-		d.Providers = mirror.NewFilesystem(c.fsMirror)
+		opts.Providers = mirror.NewFilesystem(c.fsMirror)
 	case c.netMirror != "":
+		// The mirror's token comes from the CLI configuration.
+		cfg, diags := cliconfig.Load(cliconfig.LoadOptions{})
+		if diags.HasErrors() {
+			return nil, nil, "", diags
+		}
 		n, err := mirror.NewNetwork(mirror.NetworkOptions{URL: c.netMirror, Token: cfg.Token, Client: netMirrorClient})
 		if err != nil {
 			return nil, nil, "", err
 		}
-		d.Providers = n
-	default:
-		inst, diags := cfg.Sources(ctx, cliconfig.SourceOptions{
-			Direct: func(*cliconfig.Config) (source.Source, error) { return reg, nil },
-			// An oci_mirror block: provider packages from an OCI
-			// registry, with the same credentials as OCI modules.
-			OCI: func(tpl string, _ *cliconfig.Config) (source.Source, error) {
-				o := ociOptions(out)
-				o.ProviderRepository = cliconfig.OCIRepositoryFunc(tpl)
-				return oci.NewSource(o), nil
-			},
-			Implied: mirror.CurrentImpliedDirsEnv(),
-		})
-		if diags.HasErrors() {
-			return nil, nil, "", diags
-		}
-		d.Providers = inst.Source
-		if w := inst.DevOverrides.Warning(); w != "" {
-			out.printf("Warning: %s\n\n", w)
-		}
-		for a := range inst.DevOverrides {
-			overrides = append(overrides, a)
-		}
-		slices.SortFunc(overrides, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+		opts.Config, opts.Providers = cfg, n
+		printWarnings(out, diags)
 	}
-	return d, overrides, pluginCache, nil
+	srcs, diags := install.NewSources(ctx, opts)
+	if diags.HasErrors() {
+		return nil, nil, "", diags
+	}
+	printWarnings(out, srcs.Warnings)
+	return srcs.Source, srcs.DevOverrides, srcs.PluginCacheDir, nil
 }
 
-// ociOptions are the options of the OCI sources (modules and oci_mirror
-// blocks): credentials from the files tofu reads.
-func ociOptions(out *printer) oci.Options {
-	o := oci.Options{ConfigFiles: oci.DefaultConfigFiles(os.Getenv, runtime.GOOS), Events: out}
-	if ociTestClient != nil {
-		o.HTTPClient, o.PlainHTTP = ociTestClient, true
+// printWarnings prints the warnings about the CLI configuration, as tofu
+// shows a diagnostic: summary, then detail.
+func printWarnings(out *printer, diags hcl.Diagnostics) {
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning {
+			out.printf("Warning: %s\n\n%s\n\n", d.Summary, d.Detail)
+		}
 	}
-	return o
 }
 
 // registryTestClient, when set, is the HTTP client of the registry
 // source. Tests set it to reach their in-process registry by its names.
 var registryTestClient *http.Client
+
+// ociOptions are the OCI client options of the remote cache tier (and,
+// under tests, of the OCI sources): the credential files tofu reads, and
+// the test client when set.
+func ociOptions() oci.Options {
+	o := oci.Options{ConfigFiles: oci.DefaultConfigFiles(os.Getenv, runtime.GOOS)}
+	if ociTestClient != nil {
+		o.HTTPClient, o.PlainHTTP = ociTestClient, true
+	}
+	return o
+}
 
 // ociTestClient, when set, is the HTTP client of the OCI sources, which
 // then speak plain HTTP. Tests set it to reach their in-process registry.

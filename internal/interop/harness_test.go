@@ -43,7 +43,7 @@ var (
 )
 
 // tflockBinary builds examples/lock once per test process.
-func tflockBinary(t *testing.T) string {
+func tflockBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "tflock-interop-bin-")
@@ -67,7 +67,7 @@ func tflockBinary(t *testing.T) string {
 // is skipped when the variable is unset. A bare name is looked up in PATH;
 // a relative path is relative to the repository root (go test runs the
 // test in the package directory, the user in the root).
-func tool(t *testing.T, envVar, what string) string {
+func tool(t testing.TB, envVar, what string) string {
 	t.Helper()
 	p := os.Getenv(envVar)
 	if p == "" {
@@ -90,7 +90,7 @@ func tool(t *testing.T, envVar, what string) string {
 }
 
 // repoRoot is the directory holding go.mod above the test's directory.
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	t.Helper()
 	return testdir.Root(t)
 }
@@ -112,7 +112,7 @@ func (c *countingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // world is one test's set of sources and the environment every tool runs
 // in.
 type world struct {
-	t        *testing.T
+	t        testing.TB
 	w        *installtest.World
 	ociHost  string           // "127.0.0.1:PORT" of the TLS front of the OCI registry
 	ociBlobs *countingHandler // counts OCI blob and manifest fetches
@@ -125,7 +125,7 @@ type world struct {
 // OCI registry), puts the OCI registry behind TLS (tofu speaks HTTPS only
 // to OCI registries) and writes the CLI configuration, git configuration
 // and certificate file the tools use.
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	return newWorldWith(t, installtest.DefaultFixtures(), registrytest.Options{})
 }
@@ -133,7 +133,7 @@ func newWorld(t *testing.T) *world {
 // newWorldWith is newWorld with other registry fixtures and options: the
 // registry is then one of its own, for installtest.RegistryHost, in place
 // of the installtest one.
-func newWorldWith(t *testing.T, fx registrytest.Fixtures, opts registrytest.Options) *world {
+func newWorldWith(t testing.TB, fx registrytest.Fixtures, opts registrytest.Options) *world {
 	t.Helper()
 	if err := installtest.HaveGit(); err != nil {
 		t.Skip(err)
@@ -403,7 +403,7 @@ func diffSnapshots(before, after map[string]string) string {
 	return strings.Join(lines, "\n")
 }
 
-func writeFile(t *testing.T, p, content string) {
+func writeFile(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,9 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path"
 	"sync"
 
 	"github.com/tflock/tflock/hash"
@@ -16,6 +18,17 @@ import (
 // modules by the kind of their address (git, OCI, HTTP archives). A package
 // whose kind has no source gives an error wrapping [source.ErrNotFound].
 //
+// Dispatch is the one place where a module package's location is routed.
+// When the source of a module package is a [source.ModuleLocator] (a
+// module registry, whose download endpoint names where each version is;
+// an HTTP address answered by X-Terraform-Get), Fetch asks it for the
+// location and routes that in turn: a "git::" location to Git, an
+// "oci://" one to OCI (with the location's ref, tag or digest as the
+// package's Ref), an HTTP archive to the fetcher the locator reported
+// with it (which knows the credentials it needs), or else to HTTP. A
+// "//SUBDIR" of the location is reported in [source.Fetched.Subdir], and
+// the [source.Fetched.Package] is the package asked for.
+//
 // It is a [source.ChecksumReporter]; a package whose source is not one gets
 // no checksums (and no error).
 type Dispatch struct {
@@ -24,15 +37,16 @@ type Dispatch struct {
 	// Registry serves module registry packages
 	// ("HOST/NAMESPACE/NAME/SYSTEM"). Default: Providers.
 	Registry source.Source
-	// Git serves "git::" module packages. Default: none.
+	// Git serves "git::" module packages, and registry modules located in
+	// git. Default: none.
 	Git source.Source
-	// OCI serves "oci://" module packages. Default: none.
+	// OCI serves "oci://" module packages, and registry modules located
+	// in an OCI registry. Default: none.
 	OCI source.Source
 	// HTTP serves module archives over HTTP(S) ("https://host/mod.zip",
 	// "https://host/mod?archive=tar.gz", X-Terraform-Get indirections).
 	// Default: a [registry.ArchiveSource] with default [registry.Options]
-	// (the standard HTTP client, TF_TOKEN_* credentials) that hands git
-	// and OCI locations named by X-Terraform-Get back to this Dispatch.
+	// (the standard HTTP client, TF_TOKEN_* credentials).
 	HTTP source.Source
 	// DefaultHost is the registry host of module addresses without one.
 	// Default [address.DefaultRegistryHost].
@@ -96,7 +110,7 @@ func (d *Dispatch) httpSource() source.Source {
 	if d.HTTP != nil {
 		return d.HTTP
 	}
-	d.httpOnce.Do(func() { d.defaultHTTP = registry.NewArchiveSource(registry.Options{Remote: d}) })
+	d.httpOnce.Do(func() { d.defaultHTTP = registry.NewArchiveSource(registry.Options{}) })
 	return d.defaultHTTP
 }
 
@@ -109,13 +123,79 @@ func (d *Dispatch) Versions(ctx context.Context, pkg source.Package) ([]source.A
 	return src.Versions(ctx, pkg)
 }
 
-// Fetch implements [source.Fetcher].
+// Fetch implements [source.Fetcher]; a module package whose source is a
+// [source.ModuleLocator] is fetched from the location it reports.
 func (d *Dispatch) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return d.fetch(ctx, pkg, dir, 0)
+}
+
+// maxLocations bounds a chain of module locations that name other
+// locators.
+const maxLocations = 5
+
+func (d *Dispatch) fetch(ctx context.Context, pkg source.Package, dir string, depth int) (*source.Fetched, error) {
 	src, err := d.route(pkg)
 	if err != nil {
 		return nil, err
 	}
-	return src.Fetch(ctx, pkg, dir)
+	p, isModule := pkg.(source.ModulePackage)
+	loc, ok := src.(source.ModuleLocator)
+	if !isModule || !ok {
+		return src.Fetch(ctx, pkg, dir)
+	}
+	l, err := loc.ModuleLocation(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.fetchLocation(ctx, p, l, dir, depth)
+	if err != nil {
+		return nil, err
+	}
+	f.Package = p
+	return f, nil
+}
+
+// fetchLocation fetches the module package p from its location l.
+func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string, depth int) (*source.Fetched, error) {
+	r, err := address.ParseRemote(l.Address)
+	if err != nil {
+		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
+	}
+	if r.Kind == address.KindHTTP && l.Archive != nil {
+		return l.Archive.Fetch(ctx, p, dir)
+	}
+	at := source.ModulePackage{Source: r.Package()}
+	switch r.Kind {
+	case address.KindGit:
+		at.Ref = r.Ref
+	case address.KindOCI:
+		at.Ref = r.Tag
+		if r.Digest != "" {
+			at.Ref = r.Digest
+		}
+	case address.KindHTTP:
+		if depth >= maxLocations {
+			return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: more than %d locations, at %s", registry.ErrUnsupportedLocation, maxLocations, address.Redact(l.Address))}
+		}
+	default:
+		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %s packages (%s) are not supported", registry.ErrUnsupportedLocation, r.Kind, address.Redact(l.Address))}
+	}
+	if _, err := d.route(at); err != nil {
+		var se *source.Error
+		if errors.As(err, &se) {
+			err = se.Err
+		}
+		return nil, &source.Error{Package: p, Err: fmt.Errorf("the module package is at %s: %w", address.Redact(l.Address), err)}
+	}
+	f, err := d.fetch(ctx, at, dir, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	f.Subdir = path.Join(r.Subdir, f.Subdir)
+	if f.Subdir == "." {
+		f.Subdir = ""
+	}
+	return f, nil
 }
 
 // Checksums implements [source.ChecksumReporter].

@@ -3,11 +3,16 @@ package install_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
 func TestDispatchRoutes(t *testing.T) {
@@ -35,4 +40,85 @@ func TestDispatchRoutes(t *testing.T) {
 	if _, err := (&install.Dispatch{}).Versions(ctx, source.ProviderPackage{Addr: awsAddr}); !errors.Is(err, source.ErrNotFound) {
 		t.Errorf("no provider source: %v", err)
 	}
+}
+
+// TestDispatchRoutesModuleLocations: a registry module is fetched from
+// the location its registry reports, routed by the Dispatch alone: git
+// (over smart HTTP) with a //SUBDIR, OCI by tag, and the registry's own
+// archive. Each delivers the same tree as the location fetched directly,
+// reports the location's subdirectory, and names the registry package.
+func TestDispatchRoutesModuleLocations(t *testing.T) {
+	if err := installtest.HaveGit(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	fx := installtest.DefaultFixtures()
+	fx.Modules = append(fx.Modules,
+		registrytest.Module{Addr: installtest.RegistryHost + "/acme/ingit/cloud", Versions: []registrytest.ModuleVersion{
+			{Version: "1.0.0", Location: installtest.Network + "//modules/subnet?ref=v1.0.0"}}},
+		registrytest.Module{Addr: installtest.RegistryHost + "/acme/inoci/cloud", Versions: []registrytest.ModuleVersion{
+			{Version: "1.1.0", Location: installtest.Storage + "?tag=1.1.0"}}},
+	)
+	w, err := installtest.Start(ctx, installtest.Options{Fixtures: &fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	d := w.Source
+	if _, ok := d.Providers.(source.ModuleLocator); !ok {
+		t.Fatal("the world's registry source is not a ModuleLocator")
+	}
+	fetchH1 := func(pkg source.Package) (*source.Fetched, hash.Hash) {
+		t.Helper()
+		f, err := d.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "pkg"))
+		if err != nil {
+			t.Fatalf("Fetch %v: %v", pkg, err)
+		}
+		h, err := hash.Options{Module: true}.H1Dir(ctx, f.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f, h
+	}
+	for _, tc := range []struct {
+		name   string
+		pkg    source.ModulePackage
+		direct source.ModulePackage
+		subdir string
+	}{
+		{"git", source.ModulePackage{Source: installtest.RegistryHost + "/acme/ingit/cloud", Version: mustV("1.0.0")},
+			source.ModulePackage{Source: installtest.Network, Ref: "v1.0.0"}, "modules/subnet"},
+		{"oci", source.ModulePackage{Source: installtest.RegistryHost + "/acme/inoci/cloud", Version: mustV("1.1.0")},
+			source.ModulePackage{Source: installtest.Storage, Ref: "1.1.0"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, gotH1 := fetchH1(tc.pkg)
+			want, wantH1 := fetchH1(tc.direct)
+			if gotH1 != wantH1 || got.Pin == "" || got.Pin != want.Pin {
+				t.Errorf("via the registry: h1 %s pin %q; the location itself: h1 %s pin %q", gotH1, got.Pin, wantH1, want.Pin)
+			}
+			if got.Package != tc.pkg || got.Subdir != tc.subdir {
+				t.Errorf("Fetched.Package %v, Subdir %q; want %v, %q", got.Package, got.Subdir, tc.pkg, tc.subdir)
+			}
+		})
+	}
+	t.Run("archive", func(t *testing.T) {
+		pkg := source.ModulePackage{Source: installtest.RegistryHost + "/acme/vpc/cloud", Version: mustV("1.1.0")}
+		got, gotH1 := fetchH1(pkg)
+		want, ok := w.Registry.ModuleH1("acme/vpc/cloud", "1.1.0")
+		if !ok || gotH1 != want || len(got.Hashes) != 1 || got.Hashes[0] != want || got.Package != pkg {
+			t.Errorf("Fetched %+v (h1 of the tree %s), want h1 %s", got, gotH1, want)
+		}
+	})
+	t.Run("no git source", func(t *testing.T) {
+		bare := &install.Dispatch{Registry: d.Providers, DefaultHost: installtest.RegistryHost}
+		dir := filepath.Join(t.TempDir(), "pkg")
+		_, err := bare.Fetch(ctx, source.ModulePackage{Source: installtest.RegistryHost + "/acme/ingit/cloud", Version: mustV("1.0.0")}, dir)
+		if !errors.Is(err, source.ErrNotFound) || !strings.Contains(err.Error(), "acme/network.git") || !strings.Contains(err.Error(), "no source configured for git modules") {
+			t.Errorf("registry module in git without a git source: %v, want ErrNotFound naming the location and the missing source", err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a failed fetch left %s: %v", dir, err)
+		}
+	})
 }

@@ -147,9 +147,24 @@
 //
 // # Sources
 //
-// Init takes one [source.Source] for everything. [Dispatch] builds one from
-// a source per kind: providers, registry modules, git, OCI and HTTP module
-// packages, routing each module package by its parsed address.
+// Init takes one [source.Source] for everything. [NewSources] is the front
+// door: one call builds, from the CLI configuration and the environment
+// (both injectable through [SourcesOptions]), the sources tofu would use on
+// this machine (registries with their host blocks and tokens, the
+// provider_installation methods with their include and exclude patterns,
+// dev overrides, the implied mirror directories, git, OCI and HTTP module
+// archives), and reports the dev-overridden providers, the plugin cache
+// directory and the configuration's warnings.
+//
+// Its [Dispatch] routes each package to a source per kind: providers,
+// registry modules, git, OCI and HTTP module packages, by the package's
+// parsed address. It is also the one place where a module's location is
+// routed: a module registry (or an HTTP address answering with
+// X-Terraform-Get) reports where a package is ([source.ModuleLocator]),
+// and Dispatch sends that location to the git, OCI or HTTP archive source.
+// (registry.Options.Remote, the back-reference through which a registry
+// source handed git and OCI locations to a dispatcher, is gone: a program
+// that set it now just drops it.)
 //
 // # Bots
 //

@@ -495,10 +495,26 @@ func (r *run) fill(ctx context.Context, pkg source.Package, call string, want []
 // fillOrigin is fill that also returns the hashes the origin vouched for,
 // when the package was downloaded now.
 func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, []hash.Record, error) {
+	return r.bring(ctx, r.s.Cache.Fill, pkg, call, want)
+}
+
+// hashOnly is fill for a package nothing will install (another platform's,
+// in providers-lock mode): its hashes, from the cache or from the package
+// hashed as it is downloaded, without storing it (cache.Cache.Hash).
+func (r *run) hashOnly(ctx context.Context, pkg source.Package, want []hash.Hash) (cache.Entry, bool, error) {
+	e, hit, _, _, err := r.bring(ctx, r.s.Cache.Hash, pkg, "", want)
+	return e, hit, err
+}
+
+// bring is fillOrigin and hashOnly: through the cache method given (Fill
+// or Hash), the package fetched from the run's source on a miss, with the
+// run's events and download count, and a checksum mismatch reported as a
+// *ChecksumError.
+func (r *run) bring(ctx context.Context, through func(context.Context, source.Package, []hash.Hash, cache.FetchFunc) (cache.Entry, bool, error), pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, []hash.Record, error) {
 	var got []hash.Hash
 	var origin []hash.Record
 	var sub string
-	e, hit, err := r.s.Cache.Fill(ctx, pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
+	e, hit, err := through(ctx, pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
 		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
 		f, err := r.s.Source.Fetch(ctx, pkg, dir)
 		if err != nil {
@@ -715,7 +731,11 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 	slices.SortFunc(fetched, func(a, b providerFetch) int { return strings.Compare(a.pkg.String(), b.pkg.String()) })
 	out := make([]ProviderResult, 0, len(fetched))
 	for _, f := range fetched {
-		out = append(out, ProviderResult{Package: f.pkg, Dir: f.entry.Dir, CacheHit: f.hit, Reused: f.reused, h1: f.entry.H1})
+		dir := f.entry.Dir
+		if r.s.ProvidersLock {
+			dir = "" // nothing installed
+		}
+		out = append(out, ProviderResult{Package: f.pkg, Dir: dir, CacheHit: f.hit, Reused: f.reused, h1: f.entry.H1})
 	}
 	return out, nil
 }
@@ -819,8 +839,18 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 			defer func() { <-r.downloadSlots }()
 			// Downloads are verified by the source against what its
 			// origin signs; the lock's hashes may cover other platforms
-			// only, so they are not required to match here.
-			e, hit, _, err := r.fill(ctx, pkg, "", nil)
+			// only, so they are not required to match here. The package
+			// of the platform this machine installs for is stored for the
+			// init that follows; the others are hashed as they are read
+			// and not kept.
+			var e cache.Entry
+			var hit bool
+			var err error
+			if plat == r.s.Platform {
+				e, hit, _, err = r.fill(ctx, pkg, "", nil)
+			} else {
+				e, hit, err = r.hashOnly(ctx, pkg, nil)
+			}
 			if err != nil {
 				errs[i] = err
 				return

@@ -145,7 +145,10 @@ type Options struct {
 	Concurrency int
 	// DownloadConcurrency bounds the provider packages downloaded,
 	// extracted and hashed at once. If less than or equal to 0, a default
-	// of 4 per CPU (runtime.GOMAXPROCS), at least 8, is used.
+	// of 32 (or 4 per CPU, runtime.GOMAXPROCS, if more) is used: sized for
+	// the network's latency rather than the CPUs, since a download mostly
+	// waits, and a package is hashed as it is read (memory does not grow
+	// with its size).
 	DownloadConcurrency int
 	// Events receives progress reports. Default nil: discarded.
 	Events source.Events
@@ -329,7 +332,7 @@ func (o Options) normalize() (*settings, error) {
 		s.Concurrency = defaultConcurrency
 	}
 	if s.DownloadConcurrency <= 0 {
-		s.DownloadConcurrency = max(8, 4*runtime.GOMAXPROCS(0))
+		s.DownloadConcurrency = max(32, 4*runtime.GOMAXPROCS(0))
 	}
 	s.DownloadConcurrency = min(s.DownloadConcurrency, s.Concurrency)
 	if s.StateFile != "" {

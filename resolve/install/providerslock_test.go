@@ -69,3 +69,67 @@ func TestProvidersLockAskedPlatformsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestProvidersLockStoresOnlyThisPlatform: without the packages field,
+// providers lock downloads each platform's package for its h1:; it keeps
+// this machine's package in the cache (the init that follows needs it)
+// and hashes the others as it reads them, writing none of their files.
+// A second run downloads nothing (the cache remembers their hashes), and
+// both lock files hold the h1: the registry publishes for each platform.
+func TestProvidersLockStoresOnlyThisPlatform(t *testing.T) {
+	const addr = "registry.example.test/acme/tool"
+	this := source.CurrentPlatform.String()
+	all := []string{this}
+	for _, p := range []string{"linux_amd64", "darwin_arm64", "windows_amd64"} {
+		if p != this {
+			all = append(all, p)
+		}
+	}
+	fx := registrytest.Fixtures{Providers: []registrytest.Provider{
+		{Addr: addr, Versions: []registrytest.ProviderVersion{{Version: "1.0.0", Platforms: all}}},
+	}}
+	srv := registrytest.New(t, fx, registrytest.Options{})
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": `terraform {
+  required_providers {
+    tool = { source = "` + addr + `" }
+  }
+}
+`})
+	var plats []source.Platform
+	var want []hash.Hash
+	for _, p := range all {
+		pl, _ := source.ParsePlatform(p)
+		plats = append(plats, pl)
+		info, _ := srv.ProviderPackage(addr, "1.0.0", p)
+		want = append(want, info.H1, info.ZH)
+	}
+	slices.Sort(want)
+	cacheDir := t.TempDir()
+	for _, round := range []string{"cold", "warm"} {
+		res, err := install.Init(context.Background(), install.Options{
+			Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: srv.Client()}), Cache: openCacheIn(cacheDir), Lock: lockfile.New(),
+			ProvidersLock: true, Platforms: plats,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Clone(res.Lock.ProviderHashes(tfaddr.MustParseProviderSource(addr)))
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: hashes\n got %v\nwant %v", round, got, want)
+		}
+		if wantDL := map[string]int{"cold": len(all), "warm": 0}[round]; res.Downloads != wantDL {
+			t.Errorf("%s: %d downloads, want %d", round, res.Downloads, wantDL)
+		}
+		objs, _ := os.ReadDir(filepath.Join(cacheDir, "objects"))
+		if len(objs) != 1 {
+			t.Fatalf("%s: the cache holds %d packages, want 1 (this platform's)", round, len(objs))
+		}
+		thisInfo, _ := srv.ProviderPackage(addr, "1.0.0", this)
+		entry := filepath.Join(cacheDir, "objects", objs[0].Name())
+		if h1, err := hash.H1Dir(entry); err != nil || h1 != thisInfo.H1 {
+			t.Errorf("%s: the stored package hashes to %s (%v), want this platform's %s", round, h1, err, thisInfo.H1)
+		}
+	}
+}

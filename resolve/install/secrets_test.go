@@ -172,7 +172,6 @@ func (w *credentialWorld) sources(gitCache, regToken string, events source.Event
 		HTTPClient:  w.registry.Client(),
 		DefaultHost: installtest.RegistryHost,
 		Credentials: registry.Tokens{installtest.RegistryHost: regToken},
-		Remote:      d,
 		Events:      events,
 		Warn:        warn.add,
 	})

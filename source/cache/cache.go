@@ -243,26 +243,40 @@ func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 // Only one caller fetches a given package at a time, across goroutines and
 // processes; the others wait and then find the entry.
 func (c *Cache) Fill(ctx context.Context, pkg source.Package, want []hash.Hash, fetch FetchFunc) (e Entry, hit bool, err error) {
-	if e, ok := c.lookup(ctx, pkg, want); ok {
-		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
-		return e, true, nil
-	}
-	if err := c.makeDirs(); err != nil {
-		return Entry{}, false, err
-	}
-	key := identity(pkg)
-	unlock, err := c.lock(ctx, pkg, key)
-	if err != nil {
-		return Entry{}, false, err
+	e, hit, unlock, err := c.hitOrLock(ctx, pkg, want, c.lookup)
+	if err != nil || hit {
+		return e, hit, err
 	}
 	defer unlock()
-	// Another holder may have filled it while we waited.
-	if e, ok := c.lookup(ctx, pkg, want); ok {
-		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
-		return e, true, nil
-	}
-	e, err = c.fill(ctx, pkg, key, want, fetch)
+	e, err = c.fill(ctx, pkg, identity(pkg), want, fetch)
 	return e, false, err
+}
+
+// hitOrLock returns pkg's entry when the cache has one that matches want
+// (reporting the hit), else takes the package's lock (across goroutines
+// and processes) and returns its unlock function: the caller then brings
+// the package in. Another holder may have filled it while we waited for
+// the lock, so the cache is looked at again once it is held.
+func (c *Cache) hitOrLock(ctx context.Context, pkg source.Package, want []hash.Hash, lookup func(context.Context, source.Package, []hash.Hash) (Entry, bool)) (Entry, bool, func(), error) {
+	hit := func(e Entry) (Entry, bool, func(), error) {
+		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
+		return e, true, nil, nil
+	}
+	if e, ok := lookup(ctx, pkg, want); ok {
+		return hit(e)
+	}
+	if err := c.makeDirs(); err != nil {
+		return Entry{}, false, nil, err
+	}
+	unlock, err := c.lock(ctx, pkg, identity(pkg))
+	if err != nil {
+		return Entry{}, false, nil, err
+	}
+	if e, ok := lookup(ctx, pkg, want); ok {
+		unlock()
+		return hit(e)
+	}
+	return Entry{}, false, unlock, nil
 }
 
 func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want []hash.Hash, fetch FetchFunc) (Entry, error) {
@@ -327,28 +341,9 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 		}
 		computed = []hash.Hash{h1}
 	}
-	if h1 == emptyH1 && !isModule(pkg) {
-		// A provider package always holds its executable: an empty one
-		// (a link that was not followed, a half-made mirror) is never
-		// stored, installed or locked.
-		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: ErrEmptyPackage}
-	}
-	hashes := slices.Clone(computed)
-	for _, h := range f.Hashes {
-		switch {
-		case slices.Contains(computed, h):
-		case h.Scheme() == hash.SchemeH1:
-			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the fetched files hash to %s", source.ErrChecksumMismatch, h, h1)}
-		case h.Scheme() == hash.SchemeZH && len(computed) > 1:
-			return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the archive hashes to %s", source.ErrChecksumMismatch, h, computed[1])}
-		case h.Scheme() == hash.SchemeZH:
-			hashes = append(hashes, h)
-		}
-	}
-	slices.Sort(hashes)
-	hashes = slices.Compact(hashes)
-	if !matches(hashes, want) {
-		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: &MismatchError{Got: hashes, Want: want}}
+	hashes, err := checkFetched(pkg, f, computed, want)
+	if err != nil {
+		return Entry{}, err
 	}
 	obj := c.objectDir(h1)
 	if err := os.Rename(pkgDir, obj); err != nil {

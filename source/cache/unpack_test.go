@@ -214,3 +214,54 @@ func TestFillFromArchiveLimits(t *testing.T) {
 		})
 	}
 }
+
+// Hash learns a package's hashes from its archive as it reads it, writes
+// none of its files, remembers the hashes for the next Hash, and leaves a
+// Fill to fetch the files when they are needed.
+func TestHashWithoutStoring(t *testing.T) {
+	entries := []zipEntry{{name: "terraform-provider-null", body: "#!/bin/sh\necho null\n"}}
+	zh, h1 := writeZip(t, filepath.Join(t.TempDir(), "ref.zip"), entries)
+	dir := t.TempDir()
+	c, err := cache.Open(dir, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var accepted bool
+	e, hit, err := c.Hash(ctx, testPkg, []hash.Hash{zh}, archiveFetch(t, entries, []hash.Hash{h1}, source.Limits{}, &accepted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hit || !accepted || e.Dir != "" || e.H1 != h1 {
+		t.Fatalf("Hash = %+v, hit %v, accepted %v; want h1 %s, no dir, a miss under AcceptArchives", e, hit, accepted, h1)
+	}
+	hs := e.Hashes
+	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
+	if len(hs) != 2 || hs[0] != h1 || hs[1] != zh {
+		t.Errorf("hashes = %v, want [%s %s]", hs, h1, zh)
+	}
+	for _, sub := range []string{"objects", "tmp"} {
+		if ents, _ := os.ReadDir(filepath.Join(dir, sub)); len(ents) != 0 {
+			t.Errorf("%s/ holds %d items after Hash, want none", sub, len(ents))
+		}
+	}
+	again, hit, err := c.Hash(ctx, testPkg, nil, func(context.Context, string) (*source.Fetched, error) {
+		t.Fatal("Hash fetched a package whose hashes it recorded")
+		return nil, nil
+	})
+	if err != nil || !hit || again.H1 != h1 {
+		t.Errorf("second Hash = %+v, %v, %v", again, hit, err)
+	}
+	// Fill needs the files: it fetches them.
+	accepted = false
+	f, hit, err := c.Fill(ctx, testPkg, []hash.Hash{zh}, archiveFetch(t, entries, nil, source.Limits{}, &accepted))
+	if err != nil || hit || f.Dir == "" || f.H1 != h1 {
+		t.Errorf("Fill after Hash = %+v, hit %v, %v; want a fetch and an entry", f, hit, err)
+	}
+	// A lying archive is refused by Hash as by Fill.
+	other := testPkg
+	other.Platform.Arch = "arm64"
+	if _, _, err := c.Hash(ctx, other, nil, archiveFetch(t, entries, []hash.Hash{hash.NewHash(hash.SchemeH1, sha256.Sum256([]byte("x")))}, source.Limits{}, &accepted)); !errors.Is(err, source.ErrChecksumMismatch) {
+		t.Errorf("Hash of a package whose stated h1: is wrong = %v, want ErrChecksumMismatch", err)
+	}
+}

@@ -30,4 +30,8 @@
 // constructors ([SourceOptions]); [Config.RegistryOptions] gives a registry
 // source the host blocks and tokens, so that it finds private registries
 // as tofu does.
+//
+// Programs do not usually call [Config.Sources] themselves:
+// resolve/install's NewSources loads the configuration and builds every
+// source from it in one call.
 package cliconfig

@@ -29,6 +29,12 @@ type LoadOptions struct {
 	// TF_TOKEN_ variables. Default: os.Environ when Getenv is unset too,
 	// else no variables.
 	Environ func() []string
+	// Files, when set, are the configuration files [Load] reads, in
+	// order, instead of those [Locations] finds; as for a file named by
+	// TF_CLI_CONFIG_FILE, one that does not exist is a warning. The
+	// environment variables that override settings still apply. Default:
+	// the files of [Locations].
+	Files []string
 }
 
 func (o LoadOptions) withDefaults() LoadOptions {
@@ -150,7 +156,11 @@ func Load(opts LoadOptions) (*Config, hcl.Diagnostics) {
 	opts = opts.withDefaults()
 	cfg := &Config{}
 	var diags hcl.Diagnostics
-	files, override, err := Locations(opts)
+	files, override := opts.Files, true
+	var err error
+	if files == nil {
+		files, override, err = Locations(opts)
+	}
 	if err != nil {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unable to locate CLI configuration", Detail: err.Error() + "."})
 	}

@@ -114,7 +114,7 @@ provider_installation {
 }
 `)
 	writeFile(t, filepath.Join(home, ".terraform.d", "extra.tfrc"), `
-plugin_cache_dir = "/ignored"
+plugin_cache_dir = "ignored-cache"
 credentials "a.example.com" {
   token = "from-dir"
 }
@@ -250,5 +250,32 @@ credentials "b.example.com" {
 	cfg, _ = cliconfig.Load(opts)
 	if len(cfg.EnvTokens) != 0 {
 		t.Errorf("EnvTokens %d entries from the real environment", len(cfg.EnvTokens))
+	}
+}
+
+// TestLoadFiles: the files given are read, merged in order, instead of
+// those tofu finds (a ~/.tofurc here), the environment still applies, and
+// a missing one is a warning, as for TF_CLI_CONFIG_FILE.
+func TestLoadFiles(t *testing.T) {
+	cache := t.TempDir()
+	home, opts := machine(t, map[string]string{"TF_PLUGIN_CACHE_DIR": cache})
+	writeFile(t, filepath.Join(home, ".tofurc"), `plugin_cache_dir = "ignored-cache"`+"\n"+`credentials "found.example.test" { token = "x" }`+"\n")
+	dir := t.TempDir()
+	a, b, missing := filepath.Join(dir, "a.tfrc"), filepath.Join(dir, "b.tfrc"), filepath.Join(dir, "missing.tfrc")
+	writeFile(t, a, `credentials "a.example.test" { token = "ta" }`+"\n")
+	writeFile(t, b, `credentials "b.example.test" { token = "tb" }`+"\n")
+	opts.Files = []string{a, missing, b}
+	cfg, diags := cliconfig.Load(opts)
+	if len(diags) != 1 || diags.HasErrors() || diags[0].Summary != "Unable to open CLI configuration file" || !strings.Contains(diags[0].Detail, "missing.tfrc") {
+		t.Errorf("diagnostics %v, want one warning naming the missing file", diags)
+	}
+	if !slices.Equal(cfg.Files, []string{a, b}) {
+		t.Errorf("Files %v, want %v", cfg.Files, []string{a, b})
+	}
+	if cfg.Token("a.example.test") != "ta" || cfg.Token("b.example.test") != "tb" || cfg.Token("found.example.test") != "" {
+		t.Error("the tokens are not those of the files given")
+	}
+	if cfg.PluginCacheDir != cache {
+		t.Errorf("PluginCacheDir %q, want TF_PLUGIN_CACHE_DIR %q", cfg.PluginCacheDir, cache)
 	}
 }

@@ -34,6 +34,9 @@ type SourceOptions struct {
 	// HTTPClient is the client of the default network mirror source.
 	// Default: the mirror package's default client.
 	HTTPClient mirror.HTTPClient
+	// Limits bound the packages of the default network mirror source.
+	// The zero value applies the defaults [source.Limits] states.
+	Limits source.Limits
 	// OCI returns the source for an oci_mirror block, given its
 	// repository_template. Default: none; an oci_mirror block is then an
 	// error.
@@ -154,7 +157,7 @@ func (c *Config) methodSource(m Method, opts SourceOptions) (source.Source, hcl.
 				retries = -1 // NetworkOptions: negative means none
 			}
 			src, err = mirror.NewNetwork(mirror.NetworkOptions{URL: m.Location, Client: opts.HTTPClient, Token: c.Token,
-				TrustAllHashes: m.TrustAllHashes, Retries: retries})
+				TrustAllHashes: m.TrustAllHashes, Retries: retries, Limits: opts.Limits})
 		}
 		if err != nil {
 			return fail("Invalid URL for provider installation source", err.Error())

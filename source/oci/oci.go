@@ -16,6 +16,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/httpx"
 )
 
 // Options configures a [Source]. The zero value works: anonymous HTTPS
@@ -37,8 +38,11 @@ type Options struct {
 	// HTTPS, for registries on a loopback address in tests. Default false.
 	PlainHTTP bool
 
-	// HTTPClient is the HTTP client of the default Repository. Default:
-	// http.DefaultClient.
+	// HTTPClient is the HTTP client of the default Repository; a copy of
+	// it is used whose redirect policy refuses to leave https for http and
+	// drops the Authorization header on a redirect to another host, as
+	// every HTTP source of tflock does. Default: a client with the
+	// transport the other sources share.
 	HTTPClient *http.Client
 
 	// UserAgent is sent by the default Repository. Default: oras-go's.
@@ -92,9 +96,10 @@ var (
 
 // NewSource returns a Source configured by opts.
 func NewSource(opts Options) *Source {
-	if opts.HTTPClient == nil {
-		opts.HTTPClient = http.DefaultClient
-	}
+	// The one HTTP configuration of tflock's sources: the shared
+	// transport, and redirects that never leave https for http and drop
+	// the Authorization header on another host.
+	opts.HTTPClient = httpx.StdClient(opts.HTTPClient)
 	return &Source{opts: opts, repos: map[string]Repository{}}
 }
 

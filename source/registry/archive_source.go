@@ -30,9 +30,10 @@ var ErrNoVersions = errors.New("module packages at HTTP archive URLs have no ver
 //     its X-Terraform-Get response header, or in a
 //     <meta name="terraform-get" content="..."> tag of the HTML page it
 //     serves, resolved against the URL, is fetched in turn (at most five
-//     hops). A location there may also be a git or OCI address, which is
-//     handed to [Options.Remote], and may end in "//SUBDIR", which is
-//     reported in [source.Fetched.Subdir]. A location on this machine's
+//     hops). A location there may also be a git or OCI address, which
+//     [ArchiveSource.ModuleLocation] reports for a dispatcher to route,
+//     and may end in "//SUBDIR", which is reported in
+//     [source.Fetched.Subdir]. A location on this machine's
 //     disk (file://, git::file://, a path after a getter prefix) is
 //     refused with an error wrapping [ErrLocalLocation].
 //
@@ -58,10 +59,13 @@ type ArchiveSource struct {
 	s *Source
 }
 
-var _ source.Source = (*ArchiveSource)(nil)
+var (
+	_ source.Source        = (*ArchiveSource)(nil)
+	_ source.ModuleLocator = (*ArchiveSource)(nil)
+)
 
 // NewArchiveSource returns an ArchiveSource configured by opts. Of the
-// [Options], the HTTP, credential, limit, Remote, Events and Warn fields
+// [Options], the HTTP, credential, limit, Events and Warn fields
 // apply (with their stated defaults); the registry and signature fields are
 // not used.
 func NewArchiveSource(opts Options) *ArchiveSource {
@@ -83,30 +87,53 @@ func (a *ArchiveSource) Versions(ctx context.Context, pkg source.Package) ([]sou
 	return nil, a.errorFor(p, r, noVersionsError())
 }
 
+// ModuleLocation implements [source.ModuleLocator]: for a URL of an
+// archive it reports the URL itself, with the fetcher that downloads it;
+// for any other URL, the location its X-Terraform-Get answers lead to (a
+// git or OCI address, or an archive with its fetcher), which a dispatcher
+// routes. A package with a Version or a Ref gives an error wrapping
+// [ErrNoVersions].
+func (a *ArchiveSource) ModuleLocation(ctx context.Context, pkg source.ModulePackage) (source.ModuleLocation, error) {
+	p, r, err := a.parse(pkg)
+	if err != nil {
+		return source.ModuleLocation{}, err
+	}
+	if !p.Version.IsZero() || p.Ref != "" {
+		return source.ModuleLocation{}, a.errorFor(p, r, noVersionsError())
+	}
+	if err := checkArchiveFormat(r); err != nil {
+		return source.ModuleLocation{}, a.errorFor(p, r, err)
+	}
+	l, err := a.s.locate(ctx, r.Address, a.s.hostToken, 0)
+	if err != nil {
+		return source.ModuleLocation{}, a.errorFor(p, r, err)
+	}
+	return l, nil
+}
+
 // Fetch implements [source.Fetcher]: it downloads the archive that the
-// package's URL designates and extracts it into dir, which must be absent
-// or empty. A package with a Version or a Ref gives an error wrapping
-// [ErrNoVersions]. On error nothing is left in dir.
+// package's URL designates (see [ArchiveSource.ModuleLocation]) and
+// extracts it into dir, which must be absent or empty. A URL that leads
+// to a git or OCI location gives an error wrapping
+// [ErrUnsupportedLocation]: a dispatcher routes those. A package with a
+// Version or a Ref gives an error wrapping [ErrNoVersions]. On error
+// nothing is left in dir.
 func (a *ArchiveSource) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
 	p, r, err := a.parse(pkg)
 	if err != nil {
 		return nil, err
 	}
-	if !p.Version.IsZero() || p.Ref != "" {
-		return nil, a.errorFor(p, r, noVersionsError())
-	}
-	if err := checkArchiveFormat(r); err != nil {
-		return nil, a.errorFor(p, r, err)
-	}
 	if err := checkEmptyDir(dir); err != nil {
 		return nil, a.errorFor(p, r, err)
 	}
-	// Progress events name the package without credentials.
-	f, err := a.s.fetchLocation(ctx, redactedPackage(p), r.Address, false, "", dir, 0)
+	l, err := a.ModuleLocation(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fetchArchive(ctx, p, l, dir)
 	if err != nil {
 		return nil, a.errorFor(p, r, err)
 	}
-	f.Package = p
 	return f, nil
 }
 

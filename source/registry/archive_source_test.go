@@ -392,7 +392,7 @@ func TestArchiveSourceErrors(t *testing.T) {
 		{"unsafe archive", source.ModulePackage{Source: srv.URL + "/evil.zip"}, nil},
 		{"endless X-Terraform-Get", source.ModulePackage{Source: srv.URL + "/loop"}, registry.ErrUnsupportedLocation},
 		{"no archive, no location", source.ModulePackage{Source: srv.URL + "/plain"}, registry.ErrUnsupportedLocation},
-		{"git location without Remote", source.ModulePackage{Source: srv.URL + "/to-git"}, registry.ErrUnsupportedLocation},
+		{"git location", source.ModulePackage{Source: srv.URL + "/to-git"}, registry.ErrUnsupportedLocation},
 		{"query kept", source.ModulePackage{Source: srv.URL + "/plain?b=2&a=1"}, registry.ErrUnsupportedLocation},
 		{"tar.xz", source.ModulePackage{Source: srv.URL + "/mod.tar.xz"}, registry.ErrUnsupportedLocation},
 		{"archive=tar.bz2", source.ModulePackage{Source: srv.URL + "/download?archive=tar.bz2"}, registry.ErrUnsupportedLocation},
@@ -430,8 +430,8 @@ func TestArchiveSourceErrors(t *testing.T) {
 					t.Errorf("request %q, want /plain?a=1&b=2&terraform-get=1", reqs[len(reqs)-1])
 				}
 			}
-			if tt.name == "git location without Remote" && (strings.Contains(err.Error(), "registry") || !strings.Contains(err.Error(), "no fetcher for git packages")) {
-				t.Errorf("error %q: want one saying no git fetcher is configured, without mentioning a registry", err)
+			if tt.name == "git location" && (strings.Contains(err.Error(), "registry") || !strings.Contains(err.Error(), "git::https://git.example.test/acme/net.git") || !strings.Contains(err.Error(), "install.Dispatch")) {
+				t.Errorf("error %q: want one naming the git location and the dispatcher that routes it, without mentioning a registry", err)
 			}
 			switch tt.name {
 			case "tar.xz", "archive=tar.bz2", "version", "ref", "git package", "registry package", "provider":
@@ -491,28 +491,43 @@ func TestArchiveSourceRetriesAndLimits(t *testing.T) {
 	noLeftovers(t, dir)
 }
 
-func TestArchiveSourceRemote(t *testing.T) {
+// TestArchiveSourceLocation: an HTTP address whose X-Terraform-Get
+// answer names a git repository is reported as that location, //SUBDIR
+// and ref included, for a dispatcher to route; an archive URL is reported
+// as itself, with the fetcher that downloads it.
+func TestArchiveSourceLocation(t *testing.T) {
 	srv := startArchiveServer(t)
-	var got source.Package
-	remote := source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
-		got = pkg
-		if err := os.MkdirAll(filepath.Join(dir, "modules", "sub"), 0o755); err != nil {
-			return nil, err
-		}
-		return &source.Fetched{Package: pkg, Dir: dir, Pin: "0123456789abcdef0123456789abcdef01234567"}, nil
-	})
-	src := newArchiveSource(srv, func(o *registry.Options) { o.Remote = remote })
-	pkg := source.ModulePackage{Source: srv.URL + "/to-git"}
-	f, err := src.Fetch(context.Background(), pkg, filepath.Join(t.TempDir(), "pkg"))
+	src := newArchiveSource(srv, nil)
+	ctx := context.Background()
+	loc, err := src.ModuleLocation(ctx, source.ModulePackage{Source: srv.URL + "/to-git"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := source.ModulePackage{Source: "git::https://git.example.test/acme/net.git", Ref: "v1.2.0"}
-	if got != want {
-		t.Errorf("Remote asked for %#v, want %#v", got, want)
+	if want := "git::https://git.example.test/acme/net.git//modules/sub?ref=v1.2.0"; loc.Address != want || loc.Archive != nil {
+		t.Errorf("ModuleLocation = %q (archive fetcher %v), want %q and none", loc.Address, loc.Archive != nil, want)
 	}
-	if f.Package != pkg || f.Subdir != "modules/sub" || f.Pin == "" {
-		t.Errorf("Fetched = %+v", f)
+	pkg := source.ModulePackage{Source: srv.URL + "/mod.zip"}
+	loc, err = src.ModuleLocation(ctx, pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc.Address != pkg.Source || loc.Archive == nil {
+		t.Fatalf("ModuleLocation = %q (archive fetcher %v), want %q with a fetcher", loc.Address, loc.Archive != nil, pkg.Source)
+	}
+	dir := filepath.Join(t.TempDir(), "pkg")
+	f, err := loc.Archive.Fetch(ctx, pkg, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := src.Fetch(ctx, pkg, filepath.Join(t.TempDir(), "again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Package != pkg || len(f.Hashes) != 1 || f.Hashes[0] != want.Hashes[0] {
+		t.Errorf("Fetched %+v, want the package's h1 %v", f, want.Hashes)
+	}
+	if _, err := src.ModuleLocation(ctx, source.ModulePackage{Source: pkg.Source, Ref: "v1"}); !errors.Is(err, registry.ErrNoVersions) {
+		t.Errorf("ModuleLocation with a ref: %v, want ErrNoVersions", err)
 	}
 }
 

@@ -43,7 +43,8 @@
 //
 // # Modules
 //
-// Versions lists ":namespace/:name/:system/versions". Fetch asks
+// Versions lists ":namespace/:name/:system/versions". [Source.ModuleLocation]
+// (the [source.ModuleLocator] capability) asks
 // ":namespace/:name/:system/:version/download", which answers with a JSON
 // "location", with 204 and an X-Terraform-Get header, or with a location and
 // "use_registry_credentials" (a direct download sent the registry's token).
@@ -52,7 +53,15 @@
 // argument) is downloaded and extracted here; another HTTP(S) URL is asked
 // for its X-Terraform-Get header or terraform-get meta tag with
 // "terraform-get=1" added to its query, as go-getter does (at most 5
-// hops); git:: and oci:// locations are handed to [Options.Remote]. A
+// hops), until a git::, oci:// or archive location is reached, which it
+// reports. The registry does not fetch from git or OCI: a dispatcher
+// (resolve/install's Dispatch) routes every location to the source of its
+// kind, and fetches an archive location with the fetcher reported with it
+// ([source.ModuleLocation.Archive], which sends the registry's token when
+// it asked for it). Fetch of a registry module downloads an archive
+// location itself and refuses a git or OCI one ([ErrUnsupportedLocation]).
+// (Before, [Options] had a Remote field through which the registry handed
+// git and OCI locations back to the dispatcher; it is gone.) A
 // "//SUBDIR" in the location is reported in Fetched.Subdir. Archives are
 // extracted by the extractor every source shares: no entry may leave the
 // package directory, symbolic links must resolve inside it, size and entry

@@ -27,8 +27,11 @@ import (
 )
 
 // ErrUnsupportedLocation is wrapped by the error for a module download
-// location this source cannot fetch: a getter other than HTTP archives, git
-// and OCI, or git and OCI without [Options.Remote].
+// location no source can fetch (a getter other than HTTP archives, git and
+// OCI, a chain of X-Terraform-Get answers too long or ending nowhere), and
+// by the error of [Source.Fetch] and [ArchiveSource.Fetch] for a package
+// located in git or OCI, which a dispatcher routes instead (see
+// [source.ModuleLocator]).
 var ErrUnsupportedLocation = errors.New("unsupported module package location")
 
 // ErrLocalLocation is wrapped (with [ErrUnsupportedLocation]) by the error
@@ -133,21 +136,30 @@ type moduleDownloadResponse struct {
 	UseRegistryCredentials bool   `json:"use_registry_credentials"`
 }
 
-func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir string) (*source.Fetched, error) {
+// ModuleLocation implements [source.ModuleLocator] for registry module
+// packages: it asks the registry where version p.Version of the module is
+// (the X-Terraform-Get header of its download endpoint, or the location
+// field of its JSON answer), resolves a relative location against the
+// answer's URL, and follows an HTTP location that is not an archive
+// through its X-Terraform-Get answers (at most five hops) until it names
+// a git, OCI or archive location. An archive location comes with its
+// [source.ModuleLocation.Archive] fetcher, which sends the registry's
+// token when the registry set use_registry_credentials (else the token of
+// the archive's own host, if any). A location on this machine's disk is
+// refused with an error wrapping [ErrLocalLocation]; a getter other than
+// git, OCI and HTTP with one wrapping [ErrUnsupportedLocation].
+func (s *Source) ModuleLocation(ctx context.Context, p source.ModulePackage) (source.ModuleLocation, error) {
 	m, err := s.moduleAddr(p.Source)
 	if err != nil {
-		return nil, &source.Error{Package: p, Err: err}
+		return source.ModuleLocation{}, &source.Error{Package: p, Err: err}
 	}
 	host := m.Host.ForDisplay()
 	if p.Version.IsZero() {
-		return nil, s.errorFor(p, host, fmt.Errorf("%w: a registry module is fetched by version", source.ErrVersionNotFound))
-	}
-	if err := checkEmptyDir(dir); err != nil {
-		return nil, s.errorFor(p, host, err)
+		return source.ModuleLocation{}, s.errorFor(p, host, fmt.Errorf("%w: a registry module is fetched by version", source.ErrVersionNotFound))
 	}
 	base, tok, err := s.moduleService(ctx, m)
 	if err != nil {
-		return nil, s.errorFor(p, host, err)
+		return source.ModuleLocation{}, s.errorFor(p, host, err)
 	}
 	u := base.ResolveReference(&url.URL{Path: path.Join(m.Namespace, m.Name, m.TargetSystem, p.Version.String(), "download")})
 	resp, err := s.c.get(ctx, request{url: u, token: tok, accept: []int{204}})
@@ -160,33 +172,70 @@ func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir st
 		}
 	}
 	if errors.Is(err, source.ErrNotFound) {
-		return nil, s.errorFor(p, host, fmt.Errorf("%w: %v", source.ErrVersionNotFound, err))
+		return source.ModuleLocation{}, s.errorFor(p, host, fmt.Errorf("%w: %v", source.ErrVersionNotFound, err))
 	}
 	if err != nil {
-		return nil, s.errorFor(p, host, err)
+		return source.ModuleLocation{}, s.errorFor(p, host, err)
 	}
 	loc := resp.header.Get("X-Terraform-Get")
 	var useCreds bool
 	if loc == "" && len(resp.body) > 0 {
 		var body moduleDownloadResponse
 		if err := json.Unmarshal(resp.body, &body); err != nil {
-			return nil, s.errorFor(p, host, fmt.Errorf("invalid response from %s: %v", redact(u), err))
+			return source.ModuleLocation{}, s.errorFor(p, host, fmt.Errorf("invalid response from %s: %v", redact(u), err))
 		}
 		loc, useCreds = body.Location, body.UseRegistryCredentials
 	}
 	if loc == "" {
-		return nil, s.errorFor(p, host, fmt.Errorf("invalid response from %s: no download location (neither an X-Terraform-Get header nor a location field)", redact(u)))
+		return source.ModuleLocation{}, s.errorFor(p, host, fmt.Errorf("invalid response from %s: no download location (neither an X-Terraform-Get header nor a location field)", redact(u)))
 	}
 	loc = resolveLocation(resp.url, loc)
 	if err := checkRemoteLocation(u, loc); err != nil {
-		return nil, s.errorFor(p, host, err)
+		return source.ModuleLocation{}, s.errorFor(p, host, err)
 	}
-	f, err := s.fetchLocation(ctx, p, loc, useCreds, tok, dir, 0)
+	tokenFor := s.hostToken
+	if useCreds {
+		tokenFor = func(string) string { return tok }
+	}
+	l, err := s.locate(ctx, loc, tokenFor, 0)
 	if err != nil {
-		return nil, s.errorFor(p, host, err)
+		return source.ModuleLocation{}, s.errorFor(p, host, err)
 	}
-	f.Package = p
+	return l, nil
+}
+
+// fetchModule fetches a registry module package whose location is an
+// HTTP archive. A git or OCI location is not fetched here: a dispatcher
+// routes it (see [Source.ModuleLocation]).
+func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir string) (*source.Fetched, error) {
+	if err := checkEmptyDir(dir); err != nil {
+		return nil, s.errorFor(p, "", err)
+	}
+	l, err := s.ModuleLocation(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fetchArchive(ctx, p, l, dir)
+	if err != nil {
+		return nil, s.errorFor(p, "", err)
+	}
 	return f, nil
+}
+
+// fetchArchive fetches p from its location l when l is an HTTP archive;
+// any other location gives an error wrapping [ErrUnsupportedLocation]
+// that says what fetches it.
+func fetchArchive(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string) (*source.Fetched, error) {
+	if l.Archive == nil {
+		return nil, fmt.Errorf("%w: the module package is at %s, which this source does not fetch: fetch it through a dispatcher that routes module locations to git and OCI sources (install.Dispatch)", ErrUnsupportedLocation, address.Redact(l.Address))
+	}
+	return l.Archive.Fetch(ctx, p, dir)
+}
+
+// hostToken returns the token for host, or "".
+func (s *Source) hostToken(host string) string {
+	tok, _ := s.o.Credentials.Token(host)
+	return tok
 }
 
 // moduleVersionSpelling returns the registry's own spelling of p.Version
@@ -218,35 +267,25 @@ func resolveLocation(base *url.URL, loc string) string {
 	return loc
 }
 
-// fetchLocation brings the module package at loc to dir.
-func (s *Source) fetchLocation(ctx context.Context, p source.ModulePackage, loc string, useRegistryCreds bool, registryToken, dir string, depth int) (*source.Fetched, error) {
+// locate follows loc to the location of a module package: a git or OCI
+// address as it is, an HTTP archive with the fetcher that downloads it,
+// an HTTP location that is not an archive through its X-Terraform-Get
+// answer (see [Source.followHTTP]). tokenFor gives the token to send to
+// the host of loc when it is an HTTP URL; the hops after it send the
+// tokens of their own hosts.
+func (s *Source) locate(ctx context.Context, loc string, tokenFor func(host string) string, depth int) (source.ModuleLocation, error) {
 	r, err := address.ParseRemote(loc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q: %v", ErrUnsupportedLocation, address.Redact(loc), err)
+		return source.ModuleLocation{}, fmt.Errorf("%w: %q: %v", ErrUnsupportedLocation, address.Redact(loc), err)
 	}
 	switch r.Kind {
 	case address.KindGit, address.KindOCI:
-		if s.o.Remote == nil {
-			return nil, fmt.Errorf("%w: the module package is at %s, and no fetcher for %s packages is configured (Options.Remote)", ErrUnsupportedLocation, address.Redact(loc), r.Kind)
-		}
-		ref := r.Ref
-		if r.Kind == address.KindOCI {
-			ref = r.Tag
-			if r.Digest != "" {
-				ref = r.Digest
-			}
-		}
-		f, err := s.o.Remote.Fetch(ctx, source.ModulePackage{Source: r.Package(), Ref: ref}, dir)
-		if err != nil {
-			return nil, err
-		}
-		f.Subdir = r.Subdir
-		return f, nil
+		return source.ModuleLocation{Address: loc}, nil
 	case address.KindHTTP:
 		raw := strings.TrimPrefix(strings.TrimPrefix(r.Address, "http::"), "https::")
 		u, err := url.Parse(raw)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %q: %v", ErrUnsupportedLocation, address.Redact(loc), err)
+			return source.ModuleLocation{}, fmt.Errorf("%w: %q: %v", ErrUnsupportedLocation, address.Redact(loc), err)
 		}
 		format := archive.FormatOf(u.Path)
 		q := u.Query()
@@ -255,37 +294,40 @@ func (s *Source) fetchLocation(ctx context.Context, p source.ModulePackage, loc 
 			q.Del("archive")
 			u.RawQuery = q.Encode()
 		}
-		tok, _ := s.o.Credentials.Token(u.Host)
-		if useRegistryCreds {
-			tok = registryToken
-		}
+		tok := tokenFor(u.Host)
 		if format == archive.Unknown {
 			// As go-getter does: the URL names the real location in an
 			// X-Terraform-Get header or a terraform-get meta tag.
 			if depth >= maxLocationHops {
-				return nil, fmt.Errorf("%w: more than %d X-Terraform-Get hops, at %s", ErrUnsupportedLocation, maxLocationHops, redact(u))
+				return source.ModuleLocation{}, fmt.Errorf("%w: more than %d X-Terraform-Get hops, at %s", ErrUnsupportedLocation, maxLocationHops, redact(u))
 			}
 			next, err := s.followHTTP(ctx, u, tok)
 			if err != nil {
-				return nil, err
+				return source.ModuleLocation{}, err
 			}
 			if r.Subdir != "" {
 				next = address.Remote{Address: next, Subdir: r.Subdir}.String()
 			}
-			f, err := s.fetchLocation(ctx, p, next, false, "", dir, depth+1)
+			return s.locate(ctx, next, s.hostToken, depth+1)
+		}
+		subdir := r.Subdir
+		return source.ModuleLocation{Address: loc, Archive: source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+			if err := checkEmptyDir(dir); err != nil {
+				return nil, err
+			}
+			shown := pkg // progress events name the package without credentials
+			if mp, ok := pkg.(source.ModulePackage); ok {
+				shown = redactedPackage(mp)
+			}
+			f, err := s.downloadArchive(ctx, shown, u, tok, format, dir)
 			if err != nil {
 				return nil, err
 			}
+			f.Package, f.Subdir = pkg, subdir
 			return f, nil
-		}
-		f, err := s.downloadArchive(ctx, p, u, tok, format, dir)
-		if err != nil {
-			return nil, err
-		}
-		f.Subdir = r.Subdir
-		return f, nil
+		})}, nil
 	}
-	return nil, fmt.Errorf("%w: %s packages (%s) are not supported", ErrUnsupportedLocation, r.Kind, address.Redact(loc))
+	return source.ModuleLocation{}, fmt.Errorf("%w: %s packages (%s) are not supported", ErrUnsupportedLocation, r.Kind, address.Redact(loc))
 }
 
 // maxLocationHops bounds the chain of X-Terraform-Get indirections.

@@ -61,17 +61,8 @@ func equal(a, b []string) bool {
 func TestFetchModule(t *testing.T) {
 	const secret = "module-token"
 	srv := registrytest.New(t, fixtures, registrytest.Options{Token: secret})
-	var remoteGot source.Package
-	remote := source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
-		remoteGot = pkg
-		if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
-			return nil, err
-		}
-		return &source.Fetched{Package: pkg, Dir: dir}, nil
-	})
 	src, _ := newSource(srv, func(o *registry.Options) {
 		o.Credentials = registry.Tokens{"registry.example.test": secret}
-		o.Remote = remote
 	})
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -103,23 +94,39 @@ func TestFetchModule(t *testing.T) {
 		})
 	}
 	t.Run("Git", func(t *testing.T) {
-		got, err := src.Fetch(ctx, modulePkg("1.0.0"), filepath.Join(t.TempDir(), "m"))
+		// The registry reports a git location (for a dispatcher to route)
+		// and does not fetch it itself.
+		loc, err := src.ModuleLocation(ctx, modulePkg("1.0.0"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := source.ModulePackage{Source: "git::https://git.example.test/vpc.git", Ref: "v1.0.0"}
-		if remoteGot != want || got.Subdir != "sub" || got.Package != modulePkg("1.0.0") {
-			t.Errorf("remote fetcher got %v (want %v); Fetched.Subdir %q, Package %v", remoteGot, want, got.Subdir, got.Package)
+		if want := "git::https://git.example.test/vpc.git//sub?ref=v1.0.0"; loc.Address != want || loc.Archive != nil {
+			t.Errorf("ModuleLocation = %q (archive fetcher %v), want %q and none", loc.Address, loc.Archive != nil, want)
 		}
-	})
-	t.Run("GitWithoutRemote", func(t *testing.T) {
-		src, _ := newSource(srv, func(o *registry.Options) { o.Credentials = registry.Tokens{"registry.example.test": secret} })
 		dir := filepath.Join(t.TempDir(), "m")
-		_, err := src.Fetch(ctx, modulePkg("1.0.0"), dir)
-		if !errors.Is(err, registry.ErrUnsupportedLocation) {
-			t.Errorf("got %v, want ErrUnsupportedLocation", err)
+		_, err = src.Fetch(ctx, modulePkg("1.0.0"), dir)
+		if !errors.Is(err, registry.ErrUnsupportedLocation) || !strings.Contains(err.Error(), "install.Dispatch") {
+			t.Errorf("Fetch of a module located in git: %v, want ErrUnsupportedLocation naming the dispatcher", err)
 		}
 		nothingLeft(t, dir)
+	})
+	t.Run("ArchiveLocation", func(t *testing.T) {
+		// An archive location comes with its fetcher, which sends the
+		// registry's token as use_registry_credentials asks.
+		loc, err := src.ModuleLocation(ctx, modulePkg("2.0.0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.Archive == nil || !strings.HasPrefix(loc.Address, "http") {
+			t.Fatalf("ModuleLocation = %q (archive fetcher %v), want an HTTP archive with its fetcher", loc.Address, loc.Archive != nil)
+		}
+		f, err := loc.Archive.Fetch(ctx, modulePkg("2.0.0"), filepath.Join(t.TempDir(), "m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := srv.ModuleH1("terraform-aws-modules/vpc/aws", "2.0.0"); len(f.Hashes) != 1 || f.Hashes[0] != want || f.Package != modulePkg("2.0.0") {
+			t.Errorf("Fetched %+v, want h1 %s", f, want)
+		}
 	})
 	t.Run("MissingVersion", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "m")
@@ -284,16 +291,11 @@ func TestLocalModuleLocationRefused(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	fetched := false
 	src := registry.NewSource(registry.Options{
 		HTTPClient:  ts.Client(),
 		Credentials: registry.Tokens{},
 		Hosts:       map[string]registry.Services{"registry.example.test": {"modules.v1": ts.URL + "/v1/modules/"}},
-		Remote: source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
-			fetched = true
-			return nil, errors.New("the remote fetcher must not be called")
-		}),
-		LookupEnv: noEnv,
+		LookupEnv:   noEnv,
 	})
 	for i, loc := range locations {
 		t.Run(loc, func(t *testing.T) {
@@ -308,24 +310,24 @@ func TestLocalModuleLocationRefused(t *testing.T) {
 			if !strings.Contains(msg, fmt.Sprintf("%s/v1/modules/ns/n/s/1.0.%d/download", ts.URL, i)) || !strings.Contains(msg, fmt.Sprintf("%q", loc)) {
 				t.Errorf("error %q: want the registry URL and the location named", msg)
 			}
-			if fetched {
-				t.Error("the local location was handed to the remote fetcher")
+			// Nor is it reported for a dispatcher to route.
+			if loc, err := src.ModuleLocation(context.Background(), pkg); !errors.Is(err, registry.ErrLocalLocation) || loc.Address != "" {
+				t.Errorf("ModuleLocation = %q, %v; want ErrLocalLocation and no location", loc.Address, err)
 			}
 			nothingLeft(t, dir)
 
 			// Behind an HTTP location of an HTTP archive module.
 			dir = filepath.Join(t.TempDir(), "a")
-			arch := registry.NewArchiveSource(registry.Options{HTTPClient: ts.Client(), Credentials: registry.Tokens{}, LookupEnv: noEnv,
-				Remote: source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
-					fetched = true
-					return nil, errors.New("the remote fetcher must not be called")
-				})})
+			arch := registry.NewArchiveSource(registry.Options{HTTPClient: ts.Client(), Credentials: registry.Tokens{}, LookupEnv: noEnv})
 			_, err = arch.Fetch(context.Background(), source.ModulePackage{Source: fmt.Sprintf("%s/hop?i=%d", ts.URL, i)}, dir)
 			if !errors.Is(err, registry.ErrLocalLocation) || !strings.Contains(err.Error(), ts.URL+"/hop") {
 				t.Errorf("behind an X-Terraform-Get hop: got %v, want ErrLocalLocation naming the hop", err)
 			}
-			if asked == "" || fetched {
-				t.Errorf("hop asked %q, remote fetcher called %v", asked, fetched)
+			if asked == "" {
+				t.Error("the hop was not asked")
+			}
+			if loc, err := arch.ModuleLocation(context.Background(), source.ModulePackage{Source: fmt.Sprintf("%s/hop?i=%d", ts.URL, i)}); !errors.Is(err, registry.ErrLocalLocation) || loc.Address != "" {
+				t.Errorf("ModuleLocation behind a hop = %q, %v; want ErrLocalLocation and no location", loc.Address, err)
 			}
 			nothingLeft(t, dir)
 		})

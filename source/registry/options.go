@@ -135,13 +135,6 @@ type Options struct {
 	// what it extracts to, and its number of entries. The zero value
 	// applies the defaults [source.Limits] states.
 	Limits source.Limits
-	// Remote fetches module packages that a module registry delegates to
-	// a git repository ("git::…") or an OCI repository ("oci://…"). It is
-	// called with a [source.ModulePackage] whose Source is the location
-	// without its //subdirectory and without its ref, tag or digest query
-	// argument, and whose Ref is that argument's value. Default nil: such
-	// locations give an error.
-	Remote source.Fetcher
 	// Events receives progress reports: EventFetchStarted,
 	// EventFetchProgress and EventFetchDone for each package download, and
 	// EventWarning for each warning also given to Warn. Default nil:

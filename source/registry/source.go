@@ -29,6 +29,7 @@ type Source struct {
 var (
 	_ source.Source           = (*Source)(nil)
 	_ source.ChecksumReporter = (*Source)(nil)
+	_ source.ModuleLocator    = (*Source)(nil)
 )
 
 // NewSource returns a Source configured by opts (see [Options] for the
@@ -55,7 +56,10 @@ func (s *Source) Versions(ctx context.Context, pkg source.Package) ([]source.Ava
 // Fetch implements [source.Fetcher]. A provider package is downloaded,
 // checked against the registry's shasum and its signed SHA256SUMS, and
 // extracted into dir. A module package is downloaded from the location the
-// registry names. On any error nothing is left in dir.
+// registry names when that is an HTTP archive; a git or OCI location gives
+// an error wrapping [ErrUnsupportedLocation]: a dispatcher asks
+// [Source.ModuleLocation] and routes it. On any error nothing is left in
+// dir.
 func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
 	switch p := pkg.(type) {
 	case source.ProviderPackage:

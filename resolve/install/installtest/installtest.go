@@ -162,7 +162,7 @@ func Start(ctx context.Context, opts Options) (w *World, err error) {
 	w.Source = &install.Dispatch{
 		DefaultHost: RegistryHost,
 	}
-	reg := registry.NewSource(registry.Options{HTTPClient: w.Registry.Client(), DefaultHost: RegistryHost, Remote: w.Source, Events: opts.Events})
+	reg := registry.NewSource(registry.Options{HTTPClient: w.Registry.Client(), DefaultHost: RegistryHost, Events: opts.Events})
 	w.Source.Providers = reg
 	ociOpts := w.OCI.SourceOptions(nil)
 	ociOpts.Events = opts.Events

@@ -122,12 +122,9 @@ type Client struct {
 // New returns a Client configured by o.
 func New(o Options) *Client {
 	if o.Client == nil {
-		o.Client = &http.Client{Transport: DefaultTransport()}
-	}
-	if hc, ok := o.Client.(*http.Client); ok {
-		c := *hc
-		c.CheckRedirect = checkRedirect(hc.CheckRedirect)
-		o.Client = &c
+		o.Client = StdClient(nil)
+	} else if hc, ok := o.Client.(*http.Client); ok {
+		o.Client = StdClient(hc)
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
@@ -244,6 +241,21 @@ type redirectError struct{ err error }
 
 func (e *redirectError) Error() string { return e.err.Error() }
 func (e *redirectError) Unwrap() error { return e.err }
+
+// StdClient returns a copy of c whose redirect policy is this package's
+// (see the package documentation), or, for a nil c, the default client:
+// the shared [DefaultTransport] with that policy. It is the client of a
+// source that sends its requests through another library (the OCI
+// registry client), so that it shares the connections and the redirect
+// rules of every other HTTP source.
+func StdClient(c *http.Client) *http.Client {
+	if c == nil {
+		c = &http.Client{Transport: DefaultTransport()}
+	}
+	cp := *c
+	cp.CheckRedirect = checkRedirect(c.CheckRedirect)
+	return &cp
+}
 
 // checkRedirect wraps a client's redirect policy (nil: the standard one)
 // with this package's.

@@ -480,3 +480,41 @@ func TestTooLarge(t *testing.T) {
 		t.Errorf("%d requests, want 2 (no retry)", s.requests())
 	}
 }
+
+// TestStdClient: the client a source hands to another library (the OCI
+// registry client) follows this package's redirect policy: the
+// Authorization header does not follow a redirect to another host, and
+// the given client's transport is kept.
+func TestStdClient(t *testing.T) {
+	var gotAuth []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth = append(gotAuth, r.Header.Get("Authorization"))
+	}))
+	defer other.Close()
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth = append(gotAuth, r.Header.Get("Authorization"))
+		http.Redirect(w, r, other.URL+"/blob", http.StatusFound)
+	}))
+	defer first.Close()
+	given := first.Client()
+	c := StdClient(given)
+	if c == given || c.Transport != given.Transport || given.CheckRedirect != nil {
+		t.Fatal("StdClient must copy the client, keep its transport and leave the original alone")
+	}
+	req, err := http.NewRequest(http.MethodGet, first.URL+"/v2/x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer secret")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(gotAuth) != 2 || gotAuth[0] != "Bearer secret" || gotAuth[1] != "" {
+		t.Errorf("Authorization seen by the first host, then the other: %q; want it sent once, then dropped", gotAuth)
+	}
+	if StdClient(nil).Transport != DefaultTransport() {
+		t.Error("StdClient(nil) does not use the shared transport")
+	}
+}

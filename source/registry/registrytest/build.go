@@ -6,14 +6,17 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
 	"time"
 
+	kflate "github.com/klauspost/compress/flate"
 	"golang.org/x/mod/sumdb/dirhash"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/benchdata"
 )
 
 var epoch = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -36,9 +39,30 @@ func executable(addr, version, platform string, size int) []byte {
 	return b
 }
 
+// binaryExecutable is executable with provider-like contents
+// (benchdata.PseudoBinary after the same first line), seeded by the
+// package's identity.
+func binaryExecutable(addr, version, platform string, size int) []byte {
+	head := executable(addr, version, platform, 0)
+	seed := sha256.Sum256(head)
+	b := append(head, benchdata.PseudoBinary(binary.LittleEndian.Uint64(seed[:]), max(size-len(head), 0))...)
+	return b[:max(size, len(head))]
+}
+
 func makeZip(files []file) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
+	total := 0
+	for _, f := range files {
+		total += len(f.data)
+	}
+	if total > 64<<20 {
+		// Benchmark-sized packages: klauspost's compressor at the same
+		// level is several times faster than the standard library's, so
+		// the server starts in seconds. Smaller packages keep the
+		// standard library's bytes, which tests' expected hashes follow.
+		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return kflate.NewWriter(w, kflate.DefaultCompression) })
+	}
 	for _, f := range files {
 		h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: epoch}
 		h.SetMode(0o644)

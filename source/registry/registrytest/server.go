@@ -358,7 +358,11 @@ func (s *Server) addProvider(fx Provider) error {
 		plats := slices.Clone(r.platforms)
 		slices.Sort(plats)
 		for _, plat := range plats {
-			files := []file{{name: "terraform-provider-" + p.typ + "_v" + v.Version, mode: 0o755, data: executable(key, v.Version, plat, size)}}
+			data := executable(key, v.Version, plat, size)
+			if v.Binary {
+				data = binaryExecutable(key, v.Version, plat, size)
+			}
+			files := []file{{name: "terraform-provider-" + p.typ + "_v" + v.Version, mode: 0o755, data: data}}
 			z, err := makeZip(files)
 			if err != nil {
 				return err

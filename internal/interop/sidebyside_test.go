@@ -1,0 +1,171 @@
+package interop
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source/registry/registrytest"
+)
+
+// BenchmarkSideBySide times the real tofu, terraform and tflock (the
+// examples/lock program) doing the same job against the same loopback
+// registry, one process run per operation:
+//
+//   - cold: init of one large provider (TFLOCK_BENCH_PROVIDER_MIB MiB of
+//     provider-like executable, default 400; a zip of about 40% of that),
+//     nothing installed, no lock file, no cache;
+//   - warm: the same init run again, lock file, install and (for tflock)
+//     cache present;
+//   - providers-lock: "providers lock" of 50 providers for 4 platforms,
+//     every request delayed 20 ms, nothing cached; "packages" when the
+//     registry sends OpenTofu 1.12's packages field, "downloads" when it
+//     does not.
+//
+// Each tool is skipped without its variable (TFLOCK_TOFU, TFLOCK_TERRAFORM).
+// The "requests/op" metric is the registry's count. Compare with
+// benchstat; BENCHMARKS.md at the repository root has the command and the
+// figures.
+func BenchmarkSideBySide(b *testing.B) {
+	tools := []struct{ name, env string }{{"tofu", "TFLOCK_TOFU"}, {"terraform", "TFLOCK_TERRAFORM"}, {"tflock", ""}}
+	mib := 400
+	if s := os.Getenv("TFLOCK_BENCH_PROVIDER_MIB"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			b.Fatalf("TFLOCK_BENCH_PROVIDER_MIB=%q: want a positive whole number", s)
+		}
+		mib = n
+	}
+	bigFixtures := registrytest.Fixtures{Providers: []registrytest.Provider{{
+		Addr:     installtest.RegistryHost + "/acme/big",
+		Versions: []registrytest.ProviderVersion{{Version: "1.0.0", Platforms: []string{installtest.Platforms()[0]}, Size: mib << 20, Binary: true}},
+	}}}
+	bigTF := fmt.Sprintf(`terraform {
+  required_providers {
+    big = {
+      source  = "%s/acme/big"
+      version = "1.0.0"
+    }
+  }
+}
+`, installtest.RegistryHost)
+
+	// The worlds live as long as the whole benchmark (their servers are
+	// closed by the parent's cleanup); each sub-benchmark makes itself
+	// the world's test while it runs.
+	parent := b
+	var bigWorld *world
+	big := func(b *testing.B) *world {
+		if bigWorld == nil {
+			bigWorld = newWorldWith(parent, bigFixtures, registrytest.Options{})
+			bigWorld.config(map[string]string{"main.tf": bigTF})
+		}
+		bigWorld.t = b
+		return bigWorld
+	}
+	initArgs := func(tool string) []string {
+		if tool == "tflock" {
+			return nil
+		}
+		return []string{"init", "-input=false", "-no-color"}
+	}
+	runTool := func(b *testing.B, w *world, tool, bin string, args []string) {
+		if tool == "tflock" {
+			w.tflock(0, args...)
+			return
+		}
+		w.run(0, bin, args...)
+	}
+	binFor := func(b *testing.B, name, env string) string {
+		if env == "" {
+			return tflockBinary(b)
+		}
+		return tool(b, env, name)
+	}
+	fresh := func(w *world) {
+		w.removeInstall()
+		w.removeCache()
+	}
+
+	for _, tl := range tools {
+		b.Run("cold/"+tl.name, func(b *testing.B) {
+			bin := binFor(b, tl.name, tl.env)
+			w := big(b)
+			before := w.w.Registry.Requests()
+			for b.Loop() {
+				b.StopTimer()
+				fresh(w)
+				b.StartTimer()
+				runTool(b, w, tl.name, bin, initArgs(tl.name))
+			}
+			b.ReportMetric(float64(w.w.Registry.Requests()-before)/float64(b.N), "requests/op")
+		})
+	}
+	for _, tl := range tools {
+		b.Run("warm/"+tl.name, func(b *testing.B) {
+			bin := binFor(b, tl.name, tl.env)
+			w := big(b)
+			fresh(w)
+			runTool(b, w, tl.name, bin, initArgs(tl.name))
+			before := w.w.Registry.Requests()
+			for b.Loop() {
+				runTool(b, w, tl.name, bin, initArgs(tl.name))
+			}
+			b.ReportMetric(float64(w.w.Registry.Requests()-before)/float64(b.N), "requests/op")
+		})
+	}
+
+	// 50 providers, two versions each, four platforms.
+	plats := []string{"linux_amd64", "linux_arm64", "darwin_arm64", "windows_amd64"}
+	var fx registrytest.Fixtures
+	var tf strings.Builder
+	tf.WriteString("terraform {\n  required_providers {\n")
+	for i := range 50 {
+		name := fmt.Sprintf("p%02d", i)
+		fx.Providers = append(fx.Providers, registrytest.Provider{Addr: installtest.RegistryHost + "/acme/" + name, Versions: []registrytest.ProviderVersion{
+			{Version: "1.0.0", Platforms: plats}, {Version: "1.1.0", Platforms: plats},
+		}})
+		fmt.Fprintf(&tf, "    %s = {\n      source  = \"%s/acme/%s\"\n      version = \"~> 1.0\"\n    }\n", name, installtest.RegistryHost, name)
+	}
+	tf.WriteString("  }\n}\n")
+	for _, variant := range []string{"packages", "downloads"} {
+		var lockWorld *world
+		for _, tl := range tools {
+			b.Run("providers-lock-"+variant+"/"+tl.name, func(b *testing.B) {
+				bin := binFor(b, tl.name, tl.env)
+				if lockWorld == nil {
+					lockWorld = newWorldWith(parent, fx, registrytest.Options{Packages: variant == "packages", Latency: 20 * time.Millisecond})
+					lockWorld.config(map[string]string{"main.tf": tf.String()})
+				}
+				w := lockWorld
+				w.t = b
+				var args []string
+				if tl.name == "tflock" {
+					args = append(args, "providers-lock", "-cache-dir", filepath.Join(w.home, "tflock-cache"))
+					for _, p := range plats {
+						args = append(args, "-platform", p)
+					}
+					args = append(args, w.dir)
+				} else {
+					args = append(args, "providers", "lock", "-no-color")
+					for _, p := range plats {
+						args = append(args, "-platform="+p)
+					}
+				}
+				before := w.w.Registry.Requests()
+				for b.Loop() {
+					b.StopTimer()
+					fresh(w)
+					b.StartTimer()
+					w.run(0, bin, args...)
+				}
+				b.ReportMetric(float64(w.w.Registry.Requests()-before)/float64(b.N), "requests/op")
+			})
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package tflock_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestOneDecisionEach checks, on the non-test Go code of the module, that
+// three decisions of ARCHITECTURE.md are each made in one package:
+//
+//   - how a provider address is read: only internal/provaddr calls the
+//     registry-address library's provider parsers;
+//   - the default registry host: only internal/provaddr spells it;
+//   - the HTTP client configuration: only source/internal/httpx builds an
+//     http.Client or http.Transport, or uses the standard library's
+//     default client.
+//
+// Test helper packages (gittest, ocitest, registrytest, ...), whose
+// clients reach their own test servers, are not checked.
+func TestOneDecisionEach(t *testing.T) {
+	owner := map[string]string{
+		"tfaddr.ParseProviderSource": "internal/provaddr",
+		"tfaddr.ParseProviderPart":   "internal/provaddr",
+		`"registry.opentofu.org"`:    "internal/provaddr",
+		"http.Client{}":              "source/internal/httpx",
+		"http.Transport{}":           "source/internal/httpx",
+		"http.DefaultClient":         "source/internal/httpx",
+	}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (name == "testdata" || strings.HasSuffix(name, "test") || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		ast.Inspect(f, func(n ast.Node) bool {
+			var what string
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok {
+					what = x.Name + "." + n.Sel.Name
+				}
+			case *ast.CompositeLit:
+				if sel, ok := n.Type.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok {
+						what = x.Name + "." + sel.Sel.Name + "{}"
+					}
+				}
+			case *ast.BasicLit:
+				if n.Kind == token.STRING {
+					if s, err := strconv.Unquote(n.Value); err == nil {
+						what = strconv.Quote(s)
+					}
+				}
+			}
+			if want, ok := owner[what]; ok && dir != want {
+				t.Errorf("%s: %s outside %s, the one place of that decision", fset.Position(n.Pos()), what, want)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,281 @@
+package install
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cliconfig"
+	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/mirror"
+	"github.com/tflock/tflock/source/oci"
+	"github.com/tflock/tflock/source/registry"
+)
+
+// SourcesOptions configure [NewSources]. The zero value builds the sources
+// tofu would use on this machine: the CLI configuration files tofu reads,
+// the process's environment, the user's home directory and git
+// configuration, the default HTTP clients.
+type SourcesOptions struct {
+	// Config is the CLI configuration, as [cliconfig.Load] returns it
+	// (with the TF_TOKEN_ variables it found). Default: loaded from
+	// ConfigFiles, or from the files tofu finds, with Env and Home.
+	Config *cliconfig.Config
+	// ConfigFiles, when Config is nil, are the CLI configuration files
+	// read, in order, instead of those tofu finds (TF_CLI_CONFIG_FILE,
+	// ~/.tofurc, ...); the environment variables that override their
+	// settings still apply. Default: the files tofu finds.
+	ConfigFiles []string
+	// Env is the environment, "NAME=VALUE": the TF_CLI_CONFIG_FILE,
+	// TF_TOKEN_*, TF_PLUGIN_CACHE_DIR, TF_PROVIDER_DOWNLOAD_RETRY, XDG_*
+	// and DOCKER_CONFIG variables are read here, and nowhere else. A list
+	// rather than a lookup function because the TF_TOKEN_ variables are
+	// found by listing. Default nil: the process's environment; a non-nil
+	// empty slice is an empty environment.
+	Env []string
+	// Home is the user's home directory, where the CLI configuration
+	// files, the implied provider directories and the OCI credential
+	// files are found. Default: the HOME variable of Env (USERPROFILE on
+	// Windows), or, with Env nil, [os.UserHomeDir].
+	Home string
+	// WorkDir is the directory the implied "terraform.d/plugins" provider
+	// directory is relative to. Default: the process's working directory.
+	WorkDir string
+	// HTTPClient sends the requests of every HTTP source whose own
+	// options below leave their client unset: the registries, the network
+	// mirrors, HTTP module archives and OCI registries. Default: each
+	// source's default (one configuration of retries, timeouts and
+	// redirects, in source/internal/httpx).
+	HTTPClient *http.Client
+	// Registry are the options of the registry source (providers and
+	// registry modules) and of HTTP module archives, before the CLI
+	// configuration's host blocks and tokens are added
+	// ([cliconfig.Config.RegistryOptions]). Unset HTTPClient, Limits,
+	// Events, LookupEnv and Credentials are filled from this struct's
+	// fields and Env. Default: the zero [registry.Options].
+	Registry registry.Options
+	// Git are the options of the git source. Unset Events are filled
+	// from this struct's. Default: git.Options{UserConfig: true},
+	// the user's git configuration (credential helpers, insteadOf), as
+	// tofu's git commands read it.
+	Git *git.Options
+	// OCI are the options of the OCI sources (modules, and each
+	// oci_mirror block with its repository template). Unset HTTPClient,
+	// Limits and Events are filled from this struct's. Default: the
+	// credential files tofu reads ([oci.DefaultConfigFiles] with Env).
+	OCI *oci.Options
+	// Providers, when set, serves provider packages instead of the CLI
+	// configuration's provider installation, which is then not used,
+	// dev overrides included (as examples/lock's -plugin-dir). Default
+	// nil: the CLI configuration's.
+	Providers source.Source
+	// Limits bound every package archive. The zero value applies the
+	// defaults [source.Limits] states.
+	Limits source.Limits
+	// Events receives the sources' progress and warnings. Default nil.
+	Events source.Events
+}
+
+// Sources are the sources [NewSources] built, and what else the CLI
+// configuration says about installing.
+type Sources struct {
+	// Source serves every package: pass it as [Options.Source].
+	Source *Dispatch
+	// DevOverrides are the providers the CLI configuration's
+	// dev_overrides serve from local directories, sorted by address:
+	// pass them as [Options.DevOverrides].
+	DevOverrides []tfaddr.Provider
+	// PluginCacheDir is the shared provider cache directory
+	// (plugin_cache_dir, TF_PLUGIN_CACHE_DIR), or "": pass it as
+	// [Options.PluginCacheDir].
+	PluginCacheDir string
+	// Config is the CLI configuration used.
+	Config *cliconfig.Config
+	// Installation is the provider installation the configuration
+	// describes; nil when [SourcesOptions.Providers] replaced it.
+	Installation *cliconfig.Installation
+	// Warnings are the warnings about the CLI configuration (a missing
+	// file, an unsupported credentials helper) and, while dev overrides
+	// are in effect, the warning tofu shows about them.
+	Warnings hcl.Diagnostics
+}
+
+// NewSources builds, in one call, the sources tofu would use on this
+// machine, from the CLI configuration and the environment
+// ([SourcesOptions] says where each comes from):
+//
+//   - providers from the provider_installation block: direct (from each
+//     provider's registry, with its download_retry_count),
+//     filesystem_mirror, network_mirror and oci_mirror methods in the
+//     order written, each with its include and exclude patterns; without
+//     one, the implied local mirror directories that exist, then direct
+//     installation of the providers they do not hold;
+//   - registry providers and modules through the host blocks (service
+//     discovery overrides) and the tokens of the TF_TOKEN_ variables and
+//     credentials blocks;
+//   - git, OCI and HTTP archive modules, and registry modules located in
+//     them, routed by one [Dispatch].
+//
+// Nothing is fetched: a missing registry or mirror shows when it is
+// asked. The diagnostics are those of the CLI configuration (its files'
+// errors with their file and line, an invalid mirror URL); with an error
+// among them the result is nil. Warnings are in [Sources.Warnings].
+func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnostics) {
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	getenv := func(name string) string {
+		v, _ := lookupEnv(env, name)
+		return v
+	}
+	home := opts.Home
+	if home == "" {
+		if opts.Env == nil {
+			home, _ = os.UserHomeDir()
+		} else if home = getenv("HOME"); home == "" && runtime.GOOS == "windows" {
+			home = getenv("USERPROFILE")
+		}
+	}
+	var diags hcl.Diagnostics
+	cfg := opts.Config
+	if cfg == nil {
+		cfg, diags = cliconfig.Load(cliconfig.LoadOptions{
+			Getenv:  getenv,
+			Environ: func() []string { return env },
+			HomeDir: func() (string, error) { return home, nil },
+			Files:   opts.ConfigFiles,
+		})
+		if diags.HasErrors() {
+			return nil, diags
+		}
+	}
+
+	ropts := opts.Registry
+	if ropts.HTTPClient == nil && opts.HTTPClient != nil {
+		ropts.HTTPClient = opts.HTTPClient
+	}
+	if ropts.Limits == (source.Limits{}) {
+		ropts.Limits = opts.Limits
+	}
+	if ropts.Events == nil {
+		ropts.Events = opts.Events
+	}
+	if ropts.LookupEnv == nil {
+		ropts.LookupEnv = func(name string) (string, bool) { return lookupEnv(env, name) }
+	}
+	if ropts.Credentials == nil {
+		ropts.Credentials = registry.EnvCredentials(env)
+	}
+	if ropts.Retries == 0 {
+		// TF_PROVIDER_DOWNLOAD_RETRY, as the configuration read it.
+		ropts.Retries = cfg.ProviderDownloadRetries
+	}
+	ropts = cfg.RegistryOptions(ropts)
+	reg := registry.NewSource(ropts)
+
+	var gopts git.Options
+	if opts.Git != nil {
+		gopts = *opts.Git
+	} else {
+		gopts.UserConfig = true
+	}
+	if gopts.Events == nil {
+		gopts.Events = opts.Events
+	}
+
+	ociOpts := func() oci.Options {
+		var o oci.Options
+		if opts.OCI != nil {
+			o = *opts.OCI
+		} else {
+			o.ConfigFiles = oci.DefaultConfigFiles(getenv, runtime.GOOS)
+		}
+		if o.HTTPClient == nil {
+			o.HTTPClient = opts.HTTPClient
+		}
+		if o.Limits == (source.Limits{}) {
+			o.Limits = opts.Limits
+		}
+		if o.Events == nil {
+			o.Events = opts.Events
+		}
+		return o
+	}
+
+	d := &Dispatch{
+		Registry: reg,
+		Git:      git.NewSource(gopts),
+		OCI:      oci.NewSource(ociOpts()),
+		HTTP:     registry.NewArchiveSource(ropts),
+	}
+	out := &Sources{Source: d, PluginCacheDir: cfg.PluginCacheDir, Config: cfg, Warnings: diags}
+	if opts.Providers != nil {
+		d.Providers = opts.Providers
+		return out, nil
+	}
+
+	wd := opts.WorkDir
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	sopts := cliconfig.SourceOptions{
+		DirectMethod: func(m cliconfig.Method, _ *cliconfig.Config) (source.Source, error) {
+			if m.DownloadRetryCount == nil {
+				return reg, nil
+			}
+			// The method's own download_retry_count.
+			o := ropts
+			if o.Retries = *m.DownloadRetryCount; o.Retries == 0 {
+				o.Retries = -1 // registry.Options: negative means none
+			}
+			return registry.NewSource(o), nil
+		},
+		OCI: func(tpl string, _ *cliconfig.Config) (source.Source, error) {
+			o := ociOpts()
+			o.ProviderRepository = cliconfig.OCIRepositoryFunc(tpl)
+			return oci.NewSource(o), nil
+		},
+		Limits:  opts.Limits,
+		Implied: mirror.ImpliedDirsEnv{GOOS: runtime.GOOS, Home: home, Getenv: getenv, WorkDir: wd},
+	}
+	if opts.HTTPClient != nil {
+		sopts.HTTPClient = opts.HTTPClient
+	}
+	inst, idiags := cfg.Sources(ctx, sopts)
+	if idiags.HasErrors() {
+		return nil, append(diags, idiags...)
+	}
+	out.Warnings = append(out.Warnings, idiags...)
+	out.Installation = inst
+	d.Providers = inst.Source
+	for a := range inst.DevOverrides {
+		out.DevOverrides = append(out.DevOverrides, a)
+	}
+	slices.SortFunc(out.DevOverrides, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+	if w := inst.DevOverrides.Warning(); w != "" {
+		summary, detail, _ := strings.Cut(w, "\n\n")
+		out.Warnings = append(out.Warnings, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: detail})
+	}
+	return out, nil
+}
+
+// lookupEnv finds name in env ("NAME=VALUE"); the last entry wins, as
+// for a process's environment. Names are compared exactly, except on
+// Windows, where case does not matter.
+func lookupEnv(env []string, name string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		k, v, ok := strings.Cut(env[i], "=")
+		if ok && (k == name || runtime.GOOS == "windows" && strings.EqualFold(k, name)) {
+			return v, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,129 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/display"
+)
+
+// Hash returns the hashes of pkg without storing its files: an entry's
+// hashes when the cache has pkg, or the hashes an earlier Hash recorded
+// for it (hit is then true), else the hashes of what fetch brings,
+// checked as [Cache.Fill] checks them (against want, and against what the
+// source states). An archive the source hands over
+// (source.AcceptArchives) is hashed as it is read, without writing its
+// files anywhere: this is how "providers lock" learns the h1: of the
+// packages of platforms other than this machine's, which nothing here
+// will install. The hashes are recorded in the index (no entry is
+// made), so that the next Hash of the package downloads nothing; a
+// [Cache.Fill] of it still fetches it. The returned Entry has a Dir only
+// when the cache holds the package's files.
+func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, fetch FetchFunc) (e Entry, hit bool, err error) {
+	e, hit, unlock, err := c.hitOrLock(ctx, pkg, want, c.hashesOf)
+	if err != nil || hit {
+		return e, hit, err
+	}
+	defer unlock()
+	key := identity(pkg)
+	// Named as a fill's work directory: a killed run's is swept alike.
+	work, err := os.MkdirTemp(filepath.Join(c.dir, "tmp"), tempName("fill", keyName(key)))
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("cache: %w", err)
+	}
+	defer os.RemoveAll(work)
+	pkgDir := filepath.Join(work, "pkg")
+	if err := os.Mkdir(pkgDir, 0o755); err != nil {
+		return Entry{}, false, fmt.Errorf("cache: %w", err)
+	}
+	f, err := fetch(source.AcceptArchives(ctx), pkgDir)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	if f == nil {
+		f = &source.Fetched{}
+	}
+	var computed []hash.Hash
+	if f.Archive != "" {
+		lim := f.Limits.WithDefaults()
+		o := hash.Options{Module: isModule(pkg), MaxSize: lim.MaxBytes, MaxFiles: lim.MaxEntries, MaxRatio: -1}
+		sum, err := o.HashZip(ctx, f.Archive)
+		if err != nil {
+			return Entry{}, false, &source.Error{Source: f.Location, Package: pkg, Err: archiveErr(err)}
+		}
+		computed = []hash.Hash{sum.H1}
+		if !isModule(pkg) {
+			computed = append(computed, sum.ZH)
+		}
+	} else {
+		h1, err := h1Dir(pkgDir, isModule(pkg))
+		if err != nil {
+			return Entry{}, false, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
+		}
+		computed = []hash.Hash{h1}
+	}
+	hashes, err := checkFetched(pkg, f, computed, want)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	e = Entry{H1: computed[0], Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
+	if indexed(pkg) {
+		if err := c.writeIndex(key, e); err != nil {
+			return Entry{}, false, err
+		}
+	}
+	return e, false, nil
+}
+
+// hashesOf is lookup for Hash: an entry, or else the hashes the index
+// records for pkg when they match want, with no Dir.
+func (c *Cache) hashesOf(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool) {
+	if e, ok := c.lookup(ctx, pkg, want); ok {
+		return e, true
+	}
+	if !indexed(pkg) {
+		return Entry{}, false
+	}
+	rec, ok := c.readIndex(identity(pkg))
+	if !ok || !matches(rec.Hashes, want) {
+		return Entry{}, false
+	}
+	return Entry{H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}, true
+}
+
+// checkFetched checks what a fetch brought, whose own hashes are computed
+// (its h1: first, then the zh: of its archive if any): a provider must not
+// be empty, what the source stated must agree, and the result must match
+// want. It returns every hash of the package, sorted.
+func checkFetched(pkg source.Package, f *source.Fetched, computed, want []hash.Hash) ([]hash.Hash, error) {
+	h1 := computed[0]
+	if h1 == emptyH1 && !isModule(pkg) {
+		// A provider package always holds its executable: an empty one
+		// (a link that was not followed, a half-made mirror) is never
+		// stored, installed or locked.
+		return nil, &source.Error{Source: f.Location, Package: pkg, Err: ErrEmptyPackage}
+	}
+	hashes := slices.Clone(computed)
+	for _, h := range f.Hashes {
+		switch {
+		case slices.Contains(computed, h):
+		case h.Scheme() == hash.SchemeH1:
+			return nil, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the fetched files hash to %s", source.ErrChecksumMismatch, h, h1)}
+		case h.Scheme() == hash.SchemeZH && len(computed) > 1:
+			return nil, &source.Error{Source: f.Location, Package: pkg, Err: fmt.Errorf("%w: the source reported %s but the archive hashes to %s", source.ErrChecksumMismatch, h, computed[1])}
+		case h.Scheme() == hash.SchemeZH:
+			hashes = append(hashes, h)
+		}
+	}
+	slices.Sort(hashes)
+	hashes = slices.Compact(hashes)
+	if !matches(hashes, want) {
+		return nil, &source.Error{Source: f.Location, Package: pkg, Err: &MismatchError{Got: hashes, Want: want}}
+	}
+	return hashes, nil
+}
