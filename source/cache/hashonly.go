@@ -77,6 +77,7 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 			return Entry{}, false, err
 		}
 	}
+	c.writeThrough(ctx, pkg, e, f, work)
 	return e, false, nil
 }
 

@@ -127,8 +127,8 @@ func (c *Cache) fillRemote(ctx context.Context, pkg source.Package, key string, 
 	return e, true
 }
 
-// writeThrough stores what a fill fetched from an origin, verified, in the
-// remote tier: a provider's zip as the origin delivered it (the zip whose
+// writeThrough stores what a fill (or [Cache.Hash]) fetched from an
+// origin, verified, in the remote tier: a provider's zip as the origin delivered it (the zip whose
 // zh: lock files record; a provider delivered unpacked is not written), a
 // module as a deterministic zip of its entry. A failure is a warning.
 func (c *Cache) writeThrough(ctx context.Context, pkg source.Package, e Entry, f *source.Fetched, work string) {
@@ -138,6 +138,9 @@ func (c *Cache) writeThrough(ctx context.Context, pkg source.Package, e Entry, f
 	a := RemoteArchive{Hashes: e.Hashes, Subdir: e.Subdir}
 	path := f.Archive
 	if isModule(pkg) {
+		if e.Dir == "" {
+			return // hashed only ([Cache.Hash]): no tree to zip
+		}
 		path = filepath.Join(work, "remote-put.zip")
 		if err := writeZipFile(ctx, e.Dir, path); err != nil {
 			if !errors.Is(err, archive.ErrNotArchivable) {
