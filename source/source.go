@@ -146,12 +146,14 @@ type Fetched struct {
 	// or an OCI manifest digest. Empty for other sources.
 	Pin string
 	// Archive, set only by a Fetch under a context from [AcceptArchives],
-	// is the path of the package's zip archive, inside the directory the
-	// fetch was given, downloaded and checked against what the origin
-	// states (size, zh:) but not extracted; Dir is then empty and Hashes
-	// hold the archive's zh: and any h1: the origin states for it. The
-	// caller extracts the archive within Limits, computes its h1: and
-	// checks it against Hashes.
+	// is the path of the package's zip archive, downloaded (into the
+	// directory the fetch was given) or found (a filesystem mirror's
+	// file, which the caller only reads), checked against what the origin
+	// states for it as far as that needs no extraction (size, zh:), but
+	// not extracted; Dir is then empty and Hashes hold the archive's zh:
+	// and any h1: the origin states for it. The caller extracts the
+	// archive within Limits, computes its h1: and checks it against
+	// Hashes.
 	Archive string
 	// Limits are the limits of the source that delivered Archive, which
 	// the caller applies when it extracts.

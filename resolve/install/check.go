@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,46 +12,21 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
-	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/providercache"
 )
 
-// CheckOptions configure [Check].
-type CheckOptions struct {
-	// Dir is the root module's directory. Default ".".
-	Dir string
-	// FS, when set, holds the root module's configuration and its local
-	// modules, read from FS's root instead of Dir; the remote modules
-	// modules.json lists are still read from the install directory.
-	// Default nil: read Dir.
-	FS fs.FS
-	// Config, when set, is the root module tree the caller already read;
-	// nothing is read for it. It takes precedence over FS.
-	Config *resolve.Config
-	// Lock is the lock file. Default: Dir/.terraform.lock.hcl is read.
-	Lock *lockfile.File
-	// InstallDir is the install directory. Default Dir/.terraform.
-	InstallDir string
-	// Platform is the platform whose provider packages must be installed.
-	// Default [source.CurrentPlatform].
-	Platform source.Platform
-	// DevOverrides are providers served from local directories; they are
-	// not checked.
-	DevOverrides []tfaddr.Provider
-	// Requirements are extra requirements, such as a state's providers.
-	Requirements []resolve.Requirement
-	// DefaultHost is the registry host of addresses without one. Default
-	// [resolve.DefaultRegistryHost].
-	DefaultHost string
-	// Variables are the root module's input variable values (-var,
-	// -var-file) for the early evaluation of module sources and
-	// versions; the zero value reads terraform.tfvars, *.auto.tfvars and
-	// TF_VAR_* as OpenTofu does. See [resolve.Variables].
-	Variables resolve.Variables
-}
+// CheckOptions are Check's settings: the same struct as Init's, so that a
+// configuration, a lock file and an install directory are read the same
+// way by both (directories, platform, the lock file as read leniently,
+// its flavour and default registry host, the state's requirements).
+// Check uses Dir, FS, Config, Lock, InstallDir, Platform, DevOverrides,
+// Reattach, Requirements, StateFile, DefaultHost, Flavor, Header and
+// Variables; the fields about fetching and installing (Source, Cache, the
+// upgrade and concurrency settings, ...) are ignored.
+type CheckOptions = Options
 
 // CheckedProvider is a selected provider's installed package.
 type CheckedProvider struct {
@@ -180,26 +154,11 @@ func (p Problem) String() string { return p.Message }
 // (whose Problems are the lock file kinds) and each [*NotInstalledError]
 // and [*PackageMismatchError] in the joined error.
 func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
-	if opts.Dir == "" {
-		opts.Dir = "."
+	s, err := opts.common()
+	if err != nil {
+		return nil, err
 	}
-	if opts.InstallDir == "" {
-		opts.InstallDir = filepath.Join(opts.Dir, ".terraform")
-	}
-	if opts.Platform.IsZero() {
-		opts.Platform = source.CurrentPlatform
-	}
-	if opts.DefaultHost == "" {
-		opts.DefaultHost = resolve.DefaultRegistryHost
-	}
-	lock := opts.Lock
-	if lock == nil {
-		lf, err := readLockFile(opts.Dir)
-		if err != nil {
-			return nil, err
-		}
-		lock = lf
-	}
+	opts, lock := s.Options, s.Lock
 	reqs, err := checkRequirements(opts)
 	if err != nil {
 		return nil, err

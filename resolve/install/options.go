@@ -310,19 +310,12 @@ type settings struct {
 }
 
 func (o Options) normalize() (*settings, error) {
-	s := &settings{Options: o}
-	if s.Source == nil {
+	if o.Source == nil {
 		return nil, fmt.Errorf("install: Options.Source is required")
 	}
-	if s.Dir == "" {
-		s.Dir = "."
-	}
-	s.dir = s.Dir
-	if s.InstallDir == "" {
-		s.InstallDir = filepath.Join(s.Dir, ".terraform")
-	}
-	if s.Platform.IsZero() {
-		s.Platform = source.CurrentPlatform
+	s, err := o.common()
+	if err != nil {
+		return nil, err
 	}
 	s.platforms = []source.Platform{s.Platform}
 	if s.ProvidersLock && len(s.Platforms) > 0 {
@@ -335,6 +328,38 @@ func (o Options) normalize() (*settings, error) {
 		s.DownloadConcurrency = max(32, 4*runtime.GOMAXPROCS(0))
 	}
 	s.DownloadConcurrency = min(s.DownloadConcurrency, s.Concurrency)
+	if s.Cache == nil {
+		dir, err := os.MkdirTemp("", "tflock-cache-")
+		if err != nil {
+			return nil, fmt.Errorf("install: temporary cache: %w", err)
+		}
+		c, err := cache.Open(dir, cache.Options{Events: s.Events})
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+		s.Cache, s.ownCache = c, dir
+	}
+	return s, nil
+}
+
+// common is the part of the settings Init and Check share, decided here
+// once so that the two never read one configuration differently: the
+// directories, the platform, the state's requirements, the lock file
+// (read as readLockFile reads it), its flavour and the default registry
+// host.
+func (o Options) common() (*settings, error) {
+	s := &settings{Options: o}
+	if s.Dir == "" {
+		s.Dir = "."
+	}
+	s.dir = s.Dir
+	if s.InstallDir == "" {
+		s.InstallDir = filepath.Join(s.Dir, ".terraform")
+	}
+	if s.Platform.IsZero() {
+		s.Platform = source.CurrentPlatform
+	}
 	if s.StateFile != "" {
 		reqs, err := readState(s.StateFile)
 		if err != nil {
@@ -373,18 +398,6 @@ func (o Options) normalize() (*settings, error) {
 		if _, err := resolve.ParseReattach(s.Reattach, s.DefaultHost); err != nil {
 			return nil, err
 		}
-	}
-	if s.Cache == nil {
-		dir, err := os.MkdirTemp("", "tflock-cache-")
-		if err != nil {
-			return nil, fmt.Errorf("install: temporary cache: %w", err)
-		}
-		c, err := cache.Open(dir, cache.Options{Events: s.Events})
-		if err != nil {
-			_ = os.RemoveAll(dir)
-			return nil, err
-		}
-		s.Cache, s.ownCache = c, dir
 	}
 	return s, nil
 }

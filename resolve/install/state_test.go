@@ -10,6 +10,7 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
+	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
@@ -85,5 +86,43 @@ func TestInitStateKeepsProvider(t *testing.T) {
 	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, StateFile: state})
 	if res.Lock.Provider(dns) != nil {
 		t.Errorf("dns still locked without state:\n%s", res.Lock.Bytes())
+	}
+}
+
+// Init and Check take one settings struct and read it the same way: the
+// state's providers are requirements for both. Before they shared it,
+// Check ignored the state, so a state provider whose lock entry was
+// removed by hand passed Check and failed the plan that followed.
+func TestCheckReadsTheStateAsInitDoes(t *testing.T) {
+	w := startWorld(t)
+	dns := tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/dns")
+	dir := t.TempDir()
+	state := filepath.Join(dir, "terraform.tfstate")
+	writeFiles(t, dir, map[string]string{"main.tf": cloudOnly, "terraform.tfstate": stateUsing(dns.String())})
+	opts := install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), StateFile: state}
+	initAndWrite(t, opts)
+	res, err := install.Check(context.Background(), opts)
+	if err != nil || len(res.Problems) != 0 || len(res.Providers) != 2 {
+		t.Fatalf("Check after Init = %+v, %v; want both providers usable", res, err)
+	}
+	// The dns entry removed from the lock file: Check now names it.
+	lf, err := lockfile.ParseFile(filepath.Join(dir, install.LockFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf.RemoveProvider(dns)
+	if err := os.WriteFile(filepath.Join(dir, install.LockFileName), lf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = install.Check(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), dns.String()) {
+		t.Fatalf("Check with the state's provider unlocked = %v, want an error naming %s", err, dns)
+	}
+	found := false
+	for _, p := range res.Problems {
+		found = found || (p.Package != nil && strings.Contains(p.Package.String(), "acme/dns"))
+	}
+	if !found {
+		t.Errorf("problems %+v do not name the state's provider", res.Problems)
 	}
 }

@@ -37,10 +37,7 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 		return Entry{}, false, fmt.Errorf("cache: %w", err)
 	}
 	defer os.RemoveAll(work)
-	pkgDir := filepath.Join(work, "pkg")
-	if err := os.Mkdir(pkgDir, 0o755); err != nil {
-		return Entry{}, false, fmt.Errorf("cache: %w", err)
-	}
+	pkgDir := work // nothing else goes there
 	f, err := fetch(source.AcceptArchives(ctx), pkgDir)
 	if err != nil {
 		return Entry{}, false, err

@@ -334,6 +334,15 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 		return nil, &source.Error{Source: f.dir, Package: pkg, Err: fmt.Errorf("%s: %w", e.Path, err)}
 	}
 	got := &source.Fetched{Package: pkg, Dir: dir, Location: e.Path}
+	if e.Packed && source.ArchivesAccepted(ctx) {
+		// The mirror's zip itself, read once by the caller (which
+		// computes its zh: and h1:).
+		info, err := os.Stat(e.Path)
+		if err != nil {
+			return fail(err)
+		}
+		return &source.Fetched{Package: pkg, Location: e.Path, Size: info.Size(), Archive: e.Path, Limits: f.Limits}, nil
+	}
 	if e.Packed {
 		info, err := os.Stat(e.Path)
 		if err != nil {

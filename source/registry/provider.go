@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -671,11 +670,31 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 // verify, called once the package is downloaded and before anything else
 // is done with it, checks the metadata against the signed checksums.
 func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, verify func() error) (_ *source.Fetched, err error) {
-	stage, tmp, done, err := stageDownload(dir, ".download-*.zip")
-	if err != nil {
-		return nil, err
+	handOver := source.ArchivesAccepted(ctx)
+	var stage string
+	var tmp *os.File
+	if handOver {
+		// The archive is the result: downloaded straight into dir (the
+		// caller's own, empty), removed there if anything fails.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if tmp, err = os.CreateTemp(dir, "package-*.zip"); err != nil {
+			return nil, err
+		}
+		defer func() {
+			tmp.Close()
+			if err != nil {
+				os.Remove(tmp.Name())
+			}
+		}()
+	} else {
+		var done func()
+		if stage, tmp, done, err = stageDownload(dir, ".download-*.zip"); err != nil {
+			return nil, err
+		}
+		defer done()
 	}
-	defer done()
 	var h hash.Hash
 	pr := s.newProgress(ctx, pkg)
 	sum := writerFunc(func(b []byte) (int, error) { return h.Write(b) })
@@ -704,24 +723,17 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 			}
 		}
 	}
-	if source.ArchivesAccepted(ctx) {
+	if handOver {
 		// The caller (the cache) extracts and hashes the archive in one
 		// read, and checks the h1: stated here against what it computes.
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		archivePath := filepath.Join(dir, "package.zip")
 		if err := tmp.Close(); err != nil {
-			return nil, err
-		}
-		if err := os.Rename(tmp.Name(), archivePath); err != nil {
 			return nil, err
 		}
 		return &source.Fetched{
 			Location: redact(m.downloadURL),
 			Size:     n,
 			Hashes:   append([]tfhash.Hash{zh}, statedH1...),
-			Archive:  archivePath,
+			Archive:  tmp.Name(),
 			Limits:   s.o.Limits,
 		}, nil
 	}

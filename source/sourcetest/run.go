@@ -23,6 +23,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
 )
 
 // Cases tells [Run] what the source under test holds.
@@ -64,6 +65,9 @@ type Cases struct {
 //   - Fetch of a known package fills the directory, reports the package and
 //     the directory, and an h1: hash that matches an independent dirhash of
 //     the directory (and WantH1 when given);
+//   - a package filled through a cache (which accepts archives, see
+//     [source.AcceptArchives]) is stored with the h1: of what a plain
+//     Fetch extracts;
 //   - Fetch into a directory that already holds files leaves them alone;
 //   - Fetch of an unknown package, a missing version or a missing platform
 //     fails with the matching sentinel error and leaves nothing in the
@@ -132,6 +136,42 @@ func Run(t *testing.T, src source.Source, c Cases) {
 				continue
 			}
 			checkFetched(t, pkg, dir, got, c.WantH1[pkg.String()])
+		}
+	})
+
+	t.Run("ThroughCache", func(t *testing.T) {
+		// Under source.AcceptArchives (as a cache fill asks), the
+		// source may hand over its archive; what the cache stores from
+		// it must be what a plain Fetch extracts: the same h1:.
+		for i, pkg := range c.Known {
+			dir := filepath.Join(t.TempDir(), fmt.Sprintf("plain%d", i))
+			plain, err := src.Fetch(ctx, pkg, dir)
+			if err != nil {
+				t.Errorf("Fetch(%s): %v", pkg, err)
+				continue
+			}
+			_, isModule := pkg.(source.ModulePackage)
+			want, err := hash.Options{Module: isModule}.H1Dir(ctx, plain.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cc, err := cache.Open(t.TempDir(), cache.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _, err := cc.Fill(ctx, pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
+				return src.Fetch(ctx, pkg, dir)
+			})
+			if err != nil {
+				t.Errorf("Fill(%s) through the cache: %v", pkg, err)
+				continue
+			}
+			if e.H1 != want {
+				t.Errorf("Fill(%s): the cache stored %s, a plain Fetch extracts %s", pkg, e.H1, want)
+			}
+			if got, err := (hash.Options{Module: isModule}).H1Dir(ctx, e.Dir); err != nil || got != e.H1 {
+				t.Errorf("Fill(%s): the stored tree hashes to %s (%v), its name is %s", pkg, got, err, e.H1)
+			}
 		}
 	})
 

@@ -1,0 +1,91 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
+)
+
+// fill brings pkg into the cache, checked against want. sub is the
+// subdirectory the origin designated, when the package was downloaded now.
+func (r *run) fill(ctx context.Context, pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, error) {
+	e, hit, sub, _, err := r.fillOrigin(ctx, pkg, call, want)
+	return e, hit, sub, err
+}
+
+// fillOrigin is fill that also returns the hashes the origin vouched for,
+// when the package was downloaded now.
+func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, []hash.Record, error) {
+	return r.bring(ctx, r.s.Cache.Fill, pkg, call, want)
+}
+
+// hashOnly is fill for a package nothing will install (another platform's,
+// in providers-lock mode): its hashes, from the cache or from the package
+// hashed as it is downloaded, without storing it (cache.Cache.Hash).
+func (r *run) hashOnly(ctx context.Context, pkg source.Package, want []hash.Hash) (cache.Entry, bool, error) {
+	e, hit, _, _, err := r.bring(ctx, r.s.Cache.Hash, pkg, "", want)
+	return e, hit, err
+}
+
+// bring is fillOrigin and hashOnly: through the cache method given (Fill
+// or Hash), the package fetched from the run's source on a miss, with the
+// run's events and download count, and a checksum mismatch reported as a
+// *ChecksumError.
+func (r *run) bring(ctx context.Context, through func(context.Context, source.Package, []hash.Hash, cache.FetchFunc) (cache.Entry, bool, error), pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, []hash.Record, error) {
+	var got []hash.Hash
+	var origin []hash.Record
+	var sub string
+	e, hit, err := through(ctx, pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
+		f, err := r.s.Source.Fetch(ctx, pkg, dir)
+		if err != nil {
+			return nil, err
+		}
+		got, sub, origin = f.Hashes, f.Subdir, f.Origin
+		r.mu.Lock()
+		r.downloads++
+		r.mu.Unlock()
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchDone, Package: pkg, Bytes: f.Size, Total: f.Size, Detail: f.Location})
+		return f, nil
+	})
+	if err != nil {
+		if errors.Is(err, source.ErrChecksumMismatch) {
+			var mm *cache.MismatchError
+			if errors.As(err, &mm) {
+				got = mm.Got
+			}
+			return cache.Entry{}, false, "", nil, &ChecksumError{Package: pkg, Call: call, Got: got, Want: want, Err: err}
+		}
+		return cache.Entry{}, false, "", nil, err
+	}
+	if sub == "" {
+		sub = e.Subdir // a cache hit: the origin's subdirectory as recorded at fetch time
+	}
+	detail := "trusted on first use"
+	switch keys := signers(origin, e.Hashes); {
+	case len(want) > 0:
+		detail = "matches the lock file"
+	case len(keys) > 0:
+		detail = "checksum signed by key " + strings.Join(keys, ", ")
+	}
+	source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
+	return e, hit, sub, origin, nil
+}
+
+// signers returns the OpenPGP key IDs that signed one of the hashes of a
+// fetched package, according to the origin's records.
+func signers(origin []hash.Record, have []hash.Hash) []string {
+	var keys []string
+	for _, rec := range origin {
+		if slices.Contains(have, rec.Hash) {
+			keys = append(keys, rec.Provenance.SignedBy...)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}

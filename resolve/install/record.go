@@ -1,0 +1,87 @@
+package install
+
+import (
+	"context"
+
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
+)
+
+// lockSelection writes a selection into a copy of the previous lock file
+// (with apply: [resolve.Selection.Apply] for Init, Update for a single
+// package), records the hashes and pins of the modules already fetched,
+// and fetches the selected providers, recording their hashes: the hash
+// policy of Init and of [LockProvider] and [LockModule].
+func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply func(*lockfile.File)) (*Result, []ProviderResult, error) {
+	for _, p := range sel.Providers {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Brief()})
+	}
+	next := r.prev.Clone()
+	next.SetHeader(r.s.Header)
+	apply(next)
+	r.recordModules(ctx, sel, next)
+	provs, err := r.fetchProviders(ctx, sel, next)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings, Flavor: r.s.Flavor}
+	res.Changes = lockfile.Changes(r.prev, next)
+	r.markRerecorded(res.Changes)
+	return res, provs, nil
+}
+
+// emitChanges reports each change of the result's lock file.
+func (r *run) emitChanges(ctx context.Context, res *Result) {
+	for _, c := range res.Changes {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventLockChanged, Package: changedPackage(c, r.prev, res.Lock), Detail: c.String()})
+	}
+}
+
+// changedPackage names the package of a lock change for its
+// EventLockChanged: the provider, or the module call's source (as the new
+// lock file records it, or the previous one for a removed call).
+func changedPackage(c lockfile.Change, prev, next *lockfile.File) source.Package {
+	if c.Module == "" {
+		return source.ProviderPackage{Addr: c.Provider}
+	}
+	ml := next.Module(c.Module)
+	if ml == nil {
+		ml = prev.Module(c.Module)
+	}
+	if ml == nil {
+		return nil
+	}
+	return source.ModulePackage{Source: ml.Source, Version: ml.Version}
+}
+
+// recordModules adds the hashes and pins of the fetched modules to the new
+// lock file. A module whose lock entry did not bind the fetch (a new or
+// changed requirement, an upgraded branch) gets exactly what was fetched:
+// its h1: and its commit or digest, replacing what the entry held.
+func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) {
+	for _, pick := range sel.Modules {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Brief()})
+		mf := r.fetched[pick.Call]
+		ml := next.Module(pick.Call)
+		if mf == nil || ml == nil {
+			continue
+		}
+		if !mf.locked {
+			ml.Hashes, ml.Commit, ml.Digest = nil, "", ""
+		}
+		next.AddModuleHashes(pick.Call, mf.entry.H1)
+		if mf.entry.Pin == "" {
+			continue
+		}
+		if a, ok := mf.call.Address.(address.Remote); ok {
+			switch a.Kind {
+			case address.KindGit:
+				ml.Commit = mf.entry.Pin
+			case address.KindOCI:
+				ml.Digest = mf.entry.Pin
+			}
+		}
+	}
+}

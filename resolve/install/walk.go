@@ -1,0 +1,251 @@
+package install
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/cache"
+)
+
+// tree is a module tree read in place (the root) or from a fetched package.
+type tree struct {
+	pkgRoot      string // file system directory of the package (or the root module)
+	manifestRoot string // the same, as modules.json spells it
+	cfg          *resolve.Config
+}
+
+// moduleFetch is a remote module call's package.
+type moduleFetch struct {
+	pick  resolve.ModulePick
+	call  *resolve.ModuleCall
+	entry cache.Entry
+	sub   string // subdirectory of entry.Dir holding the module (slash-separated)
+	hit   bool
+	// locked is true when the call's lock entry bound the fetch (its
+	// hashes and commit or digest were checked); else the entry records
+	// what was fetched now.
+	locked bool
+	// reused is true when the module was installed already and matches
+	// the lock: entry.Dir is its installed directory, kept as it is.
+	reused bool
+}
+
+// addTree records a module tree and returns its remote module calls.
+func (r *run) addTree(t *tree) []*resolve.ModuleCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.trees = append(r.trees, t)
+	var remote []*resolve.ModuleCall
+	for _, m := range t.cfg.Modules {
+		r.reqs = append(r.reqs, m.Requirements...)
+		for i := range m.Calls {
+			mc := &m.Calls[i]
+			r.calls[mc.Path] = mc
+			if mc.Kind != resolve.ModuleSourceLocal {
+				remote = append(remote, mc)
+			}
+		}
+	}
+	return remote
+}
+
+func (r *run) readTree(ctx context.Context, dir, call, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
+	cfg, diags := resolve.ReadTree(dir, call, r.readOptions())
+	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
+}
+
+// useTree records a module tree read from dir, or fails with its
+// errors.
+func (r *run) useTree(ctx context.Context, dir string, cfg *resolve.Config, diags hcl.Diagnostics, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
+	if diags.HasErrors() {
+		return nil, &ConfigError{Dir: dir, Diagnostics: diags}
+	}
+	r.warn(ctx, diags)
+	return r.addTree(&tree{pkgRoot: pkgRoot, manifestRoot: manifestRoot, cfg: cfg}), nil
+}
+
+func (r *run) warn(ctx context.Context, diags hcl.Diagnostics) {
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning {
+			msg := d.Summary
+			if d.Detail != "" {
+				msg += ": " + d.Detail
+			}
+			r.mu.Lock()
+			r.warnings = append(r.warnings, msg)
+			r.mu.Unlock()
+			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+		}
+	}
+}
+
+// modulesRoot is the install directory's modules dir as modules.json
+// spells it, relative to the configuration directory.
+func (r *run) modulesRoot() string {
+	rel, err := filepath.Rel(r.s.dir, r.s.InstallDir)
+	if err != nil {
+		rel = r.s.InstallDir
+	}
+	return path.Join(filepath.ToSlash(rel), "modules")
+}
+
+// walk reads the root module tree, then resolves, fetches and reads the
+// remote modules level by level.
+func (r *run) walk(ctx context.Context) error {
+	pending, err := r.readRoot(ctx)
+	if err != nil {
+		return err
+	}
+	for len(pending) > 0 {
+		r.bindSourceLocks(pending)
+		r.adoptInstalled(pending)
+		want := map[string]*resolve.ModuleCall{}
+		for _, mc := range pending {
+			want[mc.Path] = mc
+		}
+		var reqs []resolve.Requirement
+		for _, q := range r.requirements() {
+			if _, ok := q.Package.(source.ModulePackage); ok && (want[q.Call] != nil || r.s.UnifyModules) {
+				reqs = append(reqs, q)
+			}
+		}
+		sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions())
+		if err != nil {
+			return err
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(r.s.Concurrency)
+		var mu sync.Mutex
+		var done []*moduleFetch
+		for _, pick := range sel.Modules {
+			mc := want[pick.Call]
+			if mc == nil {
+				continue
+			}
+			g.Go(func() error {
+				mf, err := r.fetchModule(gctx, pick, mc)
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				done = append(done, mf)
+				mu.Unlock()
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		slices.SortFunc(done, func(a, b *moduleFetch) int { return strings.Compare(a.pick.Call, b.pick.Call) })
+		pending = nil
+		for _, mf := range done {
+			r.mu.Lock()
+			r.fetched[mf.pick.Call] = mf
+			r.mu.Unlock()
+			dir := filepath.Join(mf.entry.Dir, filepath.FromSlash(mf.sub))
+			root := path.Join(r.modulesRoot(), mf.pick.Call)
+			more, err := r.readCalledTree(ctx, dir, mf.call, mf.entry.Dir, root)
+			if err != nil {
+				return err
+			}
+			pending = append(pending, more...)
+		}
+	}
+	return nil
+}
+
+// upgradingModule reports whether the call's locked version is ignored.
+func (r *run) upgradingModule(call string) bool {
+	if r.s.Upgrade {
+		return true
+	}
+	for _, u := range r.s.UpgradeModules {
+		if call == u || strings.HasPrefix(call, u+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func lockSource(q resolve.Requirement) string {
+	if q.LockSource != "" {
+		return q.LockSource
+	}
+	if m, ok := q.Package.(source.ModulePackage); ok {
+		return m.Source
+	}
+	return ""
+}
+
+// lockedModule returns the lock entry of a call if it binds what is
+// fetched for the pick, else nil: the entry applies to the call
+// ([resolve.ModuleLockApplies]: same source, same ref, tag or digest as
+// written) and records the picked version. Under an upgrade, a call without
+// a version (a branch, the default branch, a ref or tag, OCI's "latest")
+// is fetched afresh, so that it moves on; a versioned entry whose version
+// the upgrade keeps still binds, so that a version republished with other
+// content is refused as without an upgrade.
+func (r *run) lockedModule(pick resolve.ModulePick) *lockfile.ModuleLock {
+	ml := r.locked.Module(pick.Call)
+	if !resolve.ModuleLockApplies(ml, pick.Package, pick.LockSource) || ml.Version != pick.Package.Version {
+		return nil
+	}
+	if ml.Version.IsZero() && r.upgradingModule(pick.Call) {
+		return nil
+	}
+	return ml
+}
+
+func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *resolve.ModuleCall) (*moduleFetch, error) {
+	pkg := pick.Package
+	var want []hash.Hash
+	ml := r.lockedModule(pick)
+	if ml != nil {
+		want = ml.Hashes
+		pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
+	}
+	var callSub string
+	switch a := mc.Address.(type) {
+	case address.Registry:
+		callSub = a.Subdir
+	case address.Remote:
+		callSub = a.Subdir
+	}
+	if ml != nil {
+		if mf := r.installedModule(pick, mc, ml); mf != nil {
+			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: installedDetail})
+			return mf, nil
+		}
+	}
+	e, hit, sub, err := r.fill(ctx, pkg, pick.Call, want)
+	if err != nil {
+		return nil, err
+	}
+	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, sub: path.Join(sub, callSub)}, nil
+}
+
+// diagnosticText is a one-line form of an HCL diagnostic: where, what, why.
+func diagnosticText(d *hcl.Diagnostic) string {
+	s := d.Summary
+	if d.Detail != "" {
+		s += "; " + d.Detail
+	}
+	if d.Subject != nil {
+		s = fmt.Sprintf("%s:%d,%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, s)
+	}
+	return s
+}
