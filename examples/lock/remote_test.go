@@ -362,3 +362,54 @@ func TestRemoteCacheFlag(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestRemoteCacheFirstInstall: a runner with the configuration but no lock
+// file (a first install) still gets the providers from the tier: the
+// checksums their registry signs are asked first, and the tier's copies
+// are verified against them, so no provider package is downloaded from
+// its origin. Modules, which no origin signs, come from their origins.
+func TestRemoteCacheFirstInstall(t *testing.T) {
+	if err := installtest.HaveGit(); err != nil {
+		t.Skip(err)
+	}
+	tier := newTierServer(t)
+	tmp := t.TempDir()
+	work1, work2 := filepath.Join(tmp, "w1"), filepath.Join(tmp, "w2")
+	// The first runner's first install: the sample without its lock file.
+	if out, code := runLock(t, "-work", work1, "-cache-dir", filepath.Join(tmp, "c1")); code != 0 {
+		t.Fatalf("setting up the work copy: exit %d\n%s", code, out)
+	}
+	if err := os.Remove(filepath.Join(work1, ".terraform.lock.hcl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(work1, ".terraform")); err != nil {
+		t.Fatal(err)
+	}
+	copyConfig(t, work1, work2)
+	out, code := runLock(t, "-work", work1, "-cache-dir", filepath.Join(tmp, "c1-fresh"), "-remote-cache", tier.location())
+	if code != 0 {
+		t.Fatalf("first runner: exit %d\n%s", code, out)
+	}
+	out, code = runLock(t, "-work", work2, "-cache-dir", filepath.Join(tmp, "c2"), "-remote-cache", tier.location())
+	if code != 0 {
+		t.Fatalf("second runner: exit %d\n%s", code, out)
+	}
+	// Three module packages (git, OCI, registry) from their origins, no
+	// provider package.
+	if _, dl := counts(t, out); dl != "3" {
+		t.Errorf("%s packages downloaded from origins, want the 3 modules only:\n%s", dl, out)
+	}
+	for _, p := range []string{"registry.example.test/acme/cloud", "registry.example.test/acme/dns"} {
+		if !strings.Contains(out, "- Using "+p) || !strings.Contains(out, "- Verified "+p) || !strings.Contains(out, "checksum signed by key") {
+			t.Errorf("%s not served by the tier and verified against its registry's signed checksums:\n%s", p, out)
+		}
+	}
+	lock1, _ := os.ReadFile(filepath.Join(work1, ".terraform.lock.hcl"))
+	lock2, _ := os.ReadFile(filepath.Join(work2, ".terraform.lock.hcl"))
+	if string(lock1) != string(lock2) {
+		t.Errorf("the first install's lock differs from the first runner's:\n%s\n---\n%s", lock1, lock2)
+	}
+	if a, b := installedTree(t, work1), installedTree(t, work2); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("installed trees differ:\n%v\n%v", a, b)
+	}
+}

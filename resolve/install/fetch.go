@@ -21,22 +21,42 @@ func (r *run) fill(ctx context.Context, pkg source.Package, call string, want []
 // fillOrigin is fill that also returns the hashes the origin vouched for,
 // when the package was downloaded now.
 func (r *run) fillOrigin(ctx context.Context, pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, []hash.Record, error) {
-	return r.bring(ctx, r.s.Cache.Fill, pkg, call, want)
+	return r.bring(ctx, r.s.Cache.Fill, pkg, call, want, nil)
+}
+
+// fillSigned is fillOrigin for a provider the lock file has no hashes for
+// yet, checked against the checksums its origin vouches for (signed), so
+// that a copy from the cache's remote tier can be verified before it is
+// used. signed are those records; the result's origin records are them
+// when the package did not come from the origin.
+func (r *run) fillSigned(ctx context.Context, pkg source.ProviderPackage, signed []hash.Record) (cache.Entry, bool, []hash.Record, error) {
+	var want []hash.Hash
+	for _, rec := range signed {
+		if (rec.Hash.Scheme() == hash.SchemeZH || rec.Hash.Scheme() == hash.SchemeH1) && (len(rec.Provenance.Platforms) == 0 || slices.Contains(rec.Provenance.Platforms, pkg.Platform.String())) {
+			want = append(want, rec.Hash)
+		}
+	}
+	e, hit, _, origin, err := r.bring(ctx, r.s.Cache.Fill, pkg, "", want, signed)
+	if len(origin) == 0 {
+		origin = signed
+	}
+	return e, hit, origin, err
 }
 
 // hashOnly is fill for a package nothing will install (another platform's,
 // in providers-lock mode): its hashes, from the cache or from the package
 // hashed as it is downloaded, without storing it (cache.Cache.Hash).
 func (r *run) hashOnly(ctx context.Context, pkg source.Package, want []hash.Hash) (cache.Entry, bool, error) {
-	e, hit, _, _, err := r.bring(ctx, r.s.Cache.Hash, pkg, "", want)
+	e, hit, _, _, err := r.bring(ctx, r.s.Cache.Hash, pkg, "", want, nil)
 	return e, hit, err
 }
 
-// bring is fillOrigin and hashOnly: through the cache method given (Fill
-// or Hash), the package fetched from the run's source on a miss, with the
-// run's events and download count, and a checksum mismatch reported as a
-// *ChecksumError.
-func (r *run) bring(ctx context.Context, through func(context.Context, source.Package, []hash.Hash, cache.FetchFunc) (cache.Entry, bool, error), pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, []hash.Record, error) {
+// bring is fillOrigin, fillSigned and hashOnly: through the cache method
+// given (Fill or Hash), the package fetched from the run's source on a
+// miss, with the run's events and download count, and a checksum mismatch
+// reported as a *ChecksumError. want are the lock file's hashes, or, when
+// signed is set, the hashes of those origin records.
+func (r *run) bring(ctx context.Context, through func(context.Context, source.Package, []hash.Hash, cache.FetchFunc) (cache.Entry, bool, error), pkg source.Package, call string, want []hash.Hash, signed []hash.Record) (cache.Entry, bool, string, []hash.Record, error) {
 	var got []hash.Hash
 	var origin []hash.Record
 	var sub string
@@ -59,7 +79,7 @@ func (r *run) bring(ctx context.Context, through func(context.Context, source.Pa
 			if errors.As(err, &mm) {
 				got = mm.Got
 			}
-			return cache.Entry{}, false, "", nil, &ChecksumError{Package: pkg, Call: call, Got: got, Want: want, Err: err}
+			return cache.Entry{}, false, "", nil, &ChecksumError{Package: pkg, Call: call, Got: got, Want: want, Origin: signed != nil, Err: err}
 		}
 		return cache.Entry{}, false, "", nil, err
 	}
@@ -67,8 +87,12 @@ func (r *run) bring(ctx context.Context, through func(context.Context, source.Pa
 		sub = e.Subdir // a cache hit: the origin's subdirectory as recorded at fetch time
 	}
 	detail := "trusted on first use"
-	switch keys := signers(origin, e.Hashes); {
-	case len(want) > 0:
+	vouchers := origin
+	if len(vouchers) == 0 {
+		vouchers = signed
+	}
+	switch keys := signers(vouchers, e.Hashes); {
+	case len(want) > 0 && signed == nil:
 		detail = "matches the lock file"
 	case len(keys) > 0:
 		detail = "checksum signed by key " + strings.Join(keys, ", ")

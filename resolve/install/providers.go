@@ -123,7 +123,22 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 						return gctx.Err()
 					}
 					var err error
-					e, hit, _, origin, err = r.fillOrigin(gctx, pkg, "", want)
+					var signed []hash.Record
+					if len(want) == 0 && r.s.Cache.Tiered() {
+						// A first install with a remote tier behind the
+						// cache: the tier's copy can be used only once it
+						// can be checked, so the checksums the origin
+						// signs are asked first (a registry asks the same
+						// documents for its download, once).
+						signed, err = r.checksums(gctx, pkg)
+					}
+					switch {
+					case err != nil:
+					case len(signed) > 0:
+						e, hit, origin, err = r.fillSigned(gctx, pkg, signed)
+					default:
+						e, hit, _, origin, err = r.fillOrigin(gctx, pkg, "", want)
+					}
 					<-r.downloadSlots
 					if err != nil {
 						return r.legacyHint(p.Addr, err)

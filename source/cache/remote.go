@@ -42,6 +42,13 @@ type RemoteArchive struct {
 	Location string
 }
 
+// Tiered reports whether the cache has a remote tier behind it
+// ([Options.Remote]): a caller that can learn the checksums a package's
+// origin vouches for before filling it then passes them as Fill's want,
+// so that the tier's copy, verifiable against them, can serve a package
+// no lock file records yet.
+func (c *Cache) Tiered() bool { return c.opts.Remote != nil }
+
 // remoteServes reports whether the remote tier may be asked for pkg: only
 // when want holds a hash that what it returns can be verified by (a
 // module's h1:, which also names it there; any h1: or zh: of a provider).
