@@ -5,7 +5,13 @@
 // real provider costs.
 package benchdata
 
-import "math/rand/v2"
+import (
+	"archive/zip"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+)
 
 // phrase stands for the symbol and path strings a Go executable repeats.
 var phrase = []byte("runtime.gopanic\x00\x00\x00github.com/hashicorp/terraform-plugin-sdk/v2/helper/schema.(*Resource).Apply\x00")
@@ -34,4 +40,49 @@ func PseudoBinary(seed uint64, n int) []byte {
 		}
 	}
 	return out[:n]
+}
+
+// ExtractStd extracts the zip archive at zipPath into dir the plain way,
+// as OpenTofu's installer does (archive/zip, one io.Copy per file): the
+// extraction of the benchmarks' baselines. It trusts the archive's names;
+// benchmarks give it archives they made.
+func ExtractStd(zipPath, dir string) error {
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if f.FileInfo().IsDir() {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := extractFile(f, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func extractFile(f *zip.File, p string) error {
+	r, err := f.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, f.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, r)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

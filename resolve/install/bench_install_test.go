@@ -1,7 +1,6 @@
 package install_test
 
 import (
-	"archive/zip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +18,7 @@ import (
 
 	"golang.org/x/mod/sumdb/dirhash"
 
+	"github.com/tflock/tflock/internal/benchdata"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
@@ -215,33 +215,8 @@ func tofuWayInstall(client *http.Client, base, plat, installDir, pkgDir, shasum 
 	if hex.EncodeToString(h.Sum(nil)) != shasum {
 		return fmt.Errorf("checksum mismatch")
 	}
-	zr, err := zip.OpenReader(tmp.Name())
-	if err != nil {
+	if err := benchdata.ExtractStd(tmp.Name(), pkgDir); err != nil {
 		return err
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		p := filepath.Join(pkgDir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		r, err := f.Open()
-		if err != nil {
-			return err
-		}
-		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, f.Mode().Perm())
-		if err != nil {
-			r.Close()
-			return err
-		}
-		_, err = io.Copy(w, r)
-		r.Close()
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
 	}
 	_, err = dirhash.HashDir(pkgDir, "", dirhash.Hash1)
 	return err

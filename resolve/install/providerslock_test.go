@@ -13,6 +13,7 @@ import (
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -52,15 +53,7 @@ func TestProvidersLockAskedPlatformsOnly(t *testing.T) {
 			}
 		}
 		slices.Sort(want)
-		res, err := install.Init(context.Background(), install.Options{
-			Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: srv.Client()}), Cache: openCache(t), Lock: lockfile.New(),
-			ProvidersLock: true, Platforms: plats,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := slices.Clone(res.Lock.ProviderHashes(tfaddr.MustParseProviderSource(addr)))
-		slices.Sort(got)
+		_, got := lockProviders(t, srv, dir, openCache(t), plats, addr)
 		if !slices.Equal(got, want) {
 			t.Errorf("platforms %v: hashes\n got %v\nwant %v", asked, got, want)
 		}
@@ -107,15 +100,7 @@ func TestProvidersLockStoresOnlyThisPlatform(t *testing.T) {
 	slices.Sort(want)
 	cacheDir := t.TempDir()
 	for _, round := range []string{"cold", "warm"} {
-		res, err := install.Init(context.Background(), install.Options{
-			Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: srv.Client()}), Cache: openCacheIn(cacheDir), Lock: lockfile.New(),
-			ProvidersLock: true, Platforms: plats,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := slices.Clone(res.Lock.ProviderHashes(tfaddr.MustParseProviderSource(addr)))
-		slices.Sort(got)
+		res, got := lockProviders(t, srv, dir, openCacheIn(cacheDir), plats, addr)
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: hashes\n got %v\nwant %v", round, got, want)
 		}
@@ -132,4 +117,21 @@ func TestProvidersLockStoresOnlyThisPlatform(t *testing.T) {
 			t.Errorf("%s: the stored package hashes to %s (%v), want this platform's %s", round, h1, err, thisInfo.H1)
 		}
 	}
+}
+
+// lockProviders runs a providers lock of dir's configuration for plats,
+// from an empty lock file, against srv through c, and returns the result
+// with the sorted hashes locked for addr.
+func lockProviders(t *testing.T, srv *registrytest.Server, dir string, c *cache.Cache, plats []source.Platform, addr string) (*install.Result, []hash.Hash) {
+	t.Helper()
+	res, err := install.Init(context.Background(), install.Options{
+		Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: srv.Client()}), Cache: c, Lock: lockfile.New(),
+		ProvidersLock: true, Platforms: plats,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Clone(res.Lock.ProviderHashes(tfaddr.MustParseProviderSource(addr)))
+	slices.Sort(got)
+	return res, got
 }

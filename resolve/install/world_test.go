@@ -52,7 +52,14 @@ func startWorld(t *testing.T) *installtest.World {
 	if err := installtest.HaveGit(); err != nil {
 		t.Skip(err)
 	}
-	w, err := installtest.Start(context.Background(), installtest.Options{})
+	return startWorldWith(t, installtest.Options{})
+}
+
+// startWorldWith starts an installtest world with opts, closed with the
+// test.
+func startWorldWith(t *testing.T, opts installtest.Options) *installtest.World {
+	t.Helper()
+	w, err := installtest.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

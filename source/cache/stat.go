@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
@@ -83,15 +84,7 @@ func snapshot(dir string) (files []fileStat, ok bool) {
 	if n := countFiles(dir); n != len(files) {
 		return nil, false
 	}
-	slices.SortFunc(files, func(a, b fileStat) int {
-		switch {
-		case a.Path < b.Path:
-			return -1
-		case a.Path > b.Path:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(files, func(a, b fileStat) int { return strings.Compare(a.Path, b.Path) })
 	return files, true
 }
 

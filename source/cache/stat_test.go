@@ -10,39 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tflock/tflock/internal/testfs"
+
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source/cache"
 )
-
-// sameSizeEdit rewrites name in dir with other bytes of the same length
-// and puts its modification time back: a change the file system's
-// metadata does not show.
-func sameSizeEdit(t *testing.T, dir, name string) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range b {
-		b[i] = 'X'
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // A verified entry whose files are unchanged by their metadata is used
 // without being read; a change the metadata cannot show (same size, the
@@ -53,21 +25,13 @@ func TestStatTrustAndReverify(t *testing.T) {
 	ctx := context.Background()
 	for _, mode := range []string{"default", "Options.Reverify", "Reverify(ctx)"} {
 		t.Run(mode, func(t *testing.T) {
-			c, err := cache.Open(t.TempDir(), cache.Options{Reverify: mode == "Options.Reverify"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var calls atomic.Int32
-			e, _, err := c.Fill(ctx, testPkg, nil, countingFetch(t, testFiles, &calls))
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameSizeEdit(t, e.Dir, "README.md")
+			c, e, calls := filled(t, cache.Options{Reverify: mode == "Options.Reverify"})
+			testfs.RewriteInPlace(t, filepath.Join(e.Dir, "README.md"), false)
 			fctx := ctx
 			if mode == "Reverify(ctx)" {
 				fctx = cache.Reverify(ctx)
 			}
-			_, hit, err := c.Fill(fctx, testPkg, []hash.Hash{e.H1}, countingFetch(t, testFiles, &calls))
+			_, hit, err := c.Fill(fctx, testPkg, []hash.Hash{e.H1}, countingFetch(t, testFiles, calls))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +56,7 @@ func TestStatTrustSeesEdits(t *testing.T) {
 			f.Close()
 		},
 		"same size, new time": func(t *testing.T, dir string) {
-			sameSizeEdit(t, dir, "README.md")
+			testfs.RewriteInPlace(t, filepath.Join(dir, "README.md"), false)
 			later := time.Now().Add(time.Hour)
 			if err := os.Chtimes(filepath.Join(dir, "README.md"), later, later); err != nil {
 				t.Fatal(err)
@@ -118,17 +82,9 @@ func TestStatTrustSeesEdits(t *testing.T) {
 	}
 	for name, edit := range edits {
 		t.Run(name, func(t *testing.T) {
-			c, err := cache.Open(t.TempDir(), cache.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var calls atomic.Int32
-			e, _, err := c.Fill(ctx, testPkg, nil, countingFetch(t, testFiles, &calls))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, e, calls := filled(t, cache.Options{})
 			edit(t, e.Dir)
-			_, hit, err := c.Fill(ctx, testPkg, []hash.Hash{e.H1}, countingFetch(t, testFiles, &calls))
+			_, hit, err := c.Fill(ctx, testPkg, []hash.Hash{e.H1}, countingFetch(t, testFiles, calls))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,15 +125,7 @@ func linkTree(t *testing.T, src, dst string, copyFiles bool) {
 // and for nothing else.
 func TestInstalled(t *testing.T) {
 	ctx := context.Background()
-	c, err := cache.Open(t.TempDir(), cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var calls atomic.Int32
-	e, _, err := c.Fill(ctx, testPkg, nil, countingFetch(t, testFiles, &calls))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, e, _ := filled(t, cache.Options{})
 	linked := filepath.Join(t.TempDir(), "linked")
 	linkTree(t, e.Dir, linked, false)
 	if h1, ok := c.Installed(ctx, testPkg, linked); !ok || h1 != e.H1 {
@@ -212,4 +160,20 @@ func TestInstalled(t *testing.T) {
 	if _, ok := c.Installed(ctx, testPkg, linked); ok {
 		t.Error("Installed vouched for an edited file")
 	}
+}
+
+// filled opens a cache with opts, fills testPkg into it with a counting
+// fetch, and returns the cache, the entry and the fetch counter.
+func filled(t *testing.T, opts cache.Options) (*cache.Cache, cache.Entry, *atomic.Int32) {
+	t.Helper()
+	c, err := cache.Open(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := new(atomic.Int32)
+	e, _, err := c.Fill(context.Background(), testPkg, nil, countingFetch(t, testFiles, calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, e, calls
 }
