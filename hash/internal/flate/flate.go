@@ -58,8 +58,9 @@ const (
 
 const (
 	// fastOutMargin is the output room the fast loop needs for one
-	// symbol: the longest match plus the overrun of an 8-byte copy.
-	fastOutMargin = 258 + 8
+	// step: the longest match plus the overrun of 16-byte copies (or
+	// three literals).
+	fastOutMargin = 258 + 16
 	// inBufSize is the input buffer's size when reading from an
 	// io.Reader.
 	inBufSize = 256 << 10
@@ -427,94 +428,16 @@ func (d *Decoder) huff(out []byte, pos int) (int, bool, error) {
 		if len(d.in)-d.ip < 64 && !d.eof {
 			d.fill()
 		}
-		// The fast loop: enough input for one refill, enough output room
-		// for the longest match; no other check per symbol.
-		in, ip := d.in, d.ip
-		bitbuf, bitsleft := d.bitbuf, d.bitsleft
-		for ip <= len(in)-8 && pos <= len(out)-fastOutMargin {
-			// At most 20 bits for a length and 28 for a distance: one
-			// refill (to 56 bits or more) is enough for a whole match.
-			bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << bitsleft
-			ip += int((63 - bitsleft) >> 3)
-			bitsleft |= 56
-
-			e := lit[bitbuf&(1<<litTableBits-1)]
-			if e&fSub != 0 {
-				bitbuf >>= litTableBits
-				bitsleft -= litTableBits
-				e = lit[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))&(litTableSize-1)]
-			}
-			if e&fLiteral != 0 {
-				bitbuf >>= e & 0xff
-				bitsleft -= uint(e & 0xff)
-				out[pos] = byte(e >> 16)
-				pos++
-				continue
-			}
-			if e&fValue == 0 {
-				if e&fEOB != 0 {
-					bitbuf >>= e & 0xff
-					bitsleft -= uint(e & 0xff)
-					d.in, d.ip, d.bitbuf, d.bitsleft = in, ip, bitbuf, bitsleft
-					d.state = stHeader
-					return pos, false, nil
-				}
-				d.in, d.ip, d.bitbuf, d.bitsleft = in, ip, bitbuf, bitsleft
-				return pos, false, d.corrupt("invalid literal/length code")
-			}
-			saved := bitbuf
-			n := e & 0xff
-			bitbuf >>= n
-			bitsleft -= uint(n)
-			length := int(e>>16) + int(saved&(1<<n-1)>>(e>>8&15))
-
-			e = dist[bitbuf&(1<<distTableBits-1)]
-			if e&fSub != 0 {
-				bitbuf >>= distTableBits
-				bitsleft -= distTableBits
-				e = dist[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))&(distTableSize-1)]
-			}
-			if e&fValue == 0 {
-				d.in, d.ip, d.bitbuf, d.bitsleft = in, ip, bitbuf, bitsleft
-				return pos, false, d.corrupt("invalid distance code")
-			}
-			saved = bitbuf
-			n = e & 0xff
-			bitbuf >>= n
-			bitsleft -= uint(n)
-			distance := int(e>>16) + int(saved&(1<<n-1)>>(e>>8&15))
-			if distance > pos {
-				d.in, d.ip, d.bitbuf, d.bitsleft = in, ip, bitbuf, bitsleft
-				return pos, false, d.corrupt("distance too far back")
-			}
-
-			src := pos - distance
-			end := pos + length
-			switch {
-			case distance >= 8:
-				// May write up to 7 bytes past end: the margin allows it,
-				// and later output overwrites them.
-				for pos < end {
-					binary.LittleEndian.PutUint64(out[pos:], binary.LittleEndian.Uint64(out[src:]))
-					pos += 8
-					src += 8
-				}
-			case distance == 1:
-				v := uint64(out[src]) * 0x0101010101010101
-				for pos < end {
-					binary.LittleEndian.PutUint64(out[pos:], v)
-					pos += 8
-				}
-			default:
-				for pos < end {
-					out[pos] = out[src]
-					pos++
-					src++
-				}
-			}
-			pos = end
+		var eob bool
+		var err error
+		pos, eob, err = d.fast(out, pos)
+		if err != nil {
+			return pos, false, err
 		}
-		d.in, d.ip, d.bitbuf, d.bitsleft = in, ip, bitbuf, bitsleft
+		if eob {
+			d.state = stHeader
+			return pos, false, nil
+		}
 
 		// The slow path: one symbol, every step checked.
 		if len(d.in)-d.ip < 64 && !d.eof {
@@ -593,6 +516,150 @@ func (d *Decoder) huff(out []byte, pos int) (int, bool, error) {
 			return pos, true, nil
 		}
 	}
+}
+
+// fast decodes symbols while enough input and output remain: input for
+// two refills of the bit buffer, output room for the longest match and the
+// overrun of word-sized copies. It reports whether it stopped at the end
+// of the block.
+func (d *Decoder) fast(out []byte, pos int) (int, bool, error) {
+	lit := (*[litTableSize]uint32)(d.lit)
+	dist := (*[distTableSize]uint32)(d.dist)
+	in, ip := d.in, d.ip
+	bitbuf, bitsleft := d.bitbuf, d.bitsleft
+	inLimit := len(in) - 8
+	outLimit := len(out) - fastOutMargin
+	if ip > inLimit || pos > outLimit {
+		return pos, false, nil
+	}
+	// Loop invariant: the bit buffer holds 56 bits or more, and e is the
+	// main table's entry for them. One refill is enough for three
+	// literals (15 bits each at most), or for a length (20 bits with its
+	// extra bits) and a distance (28). The entry for the next symbol is
+	// looked up before a match is copied, so that the two overlap.
+	bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+	ip += int((63 - bitsleft) >> 3)
+	bitsleft |= 56
+	e := lit[bitbuf&(1<<litTableBits-1)]
+	for ip <= inLimit && pos <= outLimit {
+		if e&fLiteral != 0 {
+			bitbuf >>= e & 63
+			bitsleft -= uint(e & 0xff)
+			out[pos] = byte(e >> 16)
+			pos++
+			e = lit[bitbuf&(1<<litTableBits-1)]
+			if e&fLiteral != 0 {
+				bitbuf >>= e & 63
+				bitsleft -= uint(e & 0xff)
+				out[pos] = byte(e >> 16)
+				pos++
+				e = lit[bitbuf&(1<<litTableBits-1)]
+				if e&fLiteral != 0 {
+					bitbuf >>= e & 63
+					bitsleft -= uint(e & 0xff)
+					out[pos] = byte(e >> 16)
+					pos++
+					e = lit[bitbuf&(1<<litTableBits-1)]
+				}
+			}
+			// At least 11 bits are left, so e is right for them; a
+			// refill only adds bits above.
+			bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+			ip += int((63 - bitsleft) >> 3)
+			bitsleft |= 56
+			continue
+		}
+		if e&fSub != 0 {
+			bitbuf >>= litTableBits
+			bitsleft -= litTableBits
+			e = lit[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))&(litTableSize-1)]
+			if e&fLiteral != 0 {
+				bitbuf >>= e & 63
+				bitsleft -= uint(e & 0xff)
+				out[pos] = byte(e >> 16)
+				pos++
+				bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+				ip += int((63 - bitsleft) >> 3)
+				bitsleft |= 56
+				e = lit[bitbuf&(1<<litTableBits-1)]
+				continue
+			}
+		}
+		if e&fValue == 0 {
+			if e&fEOB != 0 {
+				bitbuf >>= e & 63
+				bitsleft -= uint(e & 0xff)
+				d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
+				return pos, true, nil
+			}
+			d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
+			return pos, false, d.corrupt("invalid literal/length code")
+		}
+		saved := bitbuf
+		bitbuf >>= e & 63
+		bitsleft -= uint(e & 0xff)
+		length := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+
+		e = dist[bitbuf&(1<<distTableBits-1)]
+		if e&fSub != 0 {
+			bitbuf >>= distTableBits
+			bitsleft -= distTableBits
+			e = dist[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))&(distTableSize-1)]
+		}
+		if e&fValue == 0 {
+			d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
+			return pos, false, d.corrupt("invalid distance code")
+		}
+		saved = bitbuf
+		bitbuf >>= e & 63
+		bitsleft -= uint(e & 0xff)
+		distance := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+		if distance > pos {
+			d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
+			return pos, false, d.corrupt("distance too far back")
+		}
+
+		// Refill and look up the next symbol before copying.
+		bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+		ip += int((63 - bitsleft) >> 3)
+		bitsleft |= 56
+		e = lit[bitbuf&(1<<litTableBits-1)]
+
+		src := pos - distance
+		end := pos + length
+		switch {
+		case distance >= 8:
+			// Two words at once, then word by word: may write up to 15
+			// bytes past end, which the margin allows and later output
+			// overwrites.
+			binary.LittleEndian.PutUint64(out[pos:], binary.LittleEndian.Uint64(out[src:]))
+			binary.LittleEndian.PutUint64(out[pos+8:], binary.LittleEndian.Uint64(out[src+8:]))
+			for pos+16 < end {
+				pos += 16
+				src += 16
+				binary.LittleEndian.PutUint64(out[pos:], binary.LittleEndian.Uint64(out[src:]))
+				binary.LittleEndian.PutUint64(out[pos+8:], binary.LittleEndian.Uint64(out[src+8:]))
+			}
+		case distance == 1:
+			v := uint64(out[src]) * 0x0101010101010101
+			binary.LittleEndian.PutUint64(out[pos:], v)
+			binary.LittleEndian.PutUint64(out[pos+8:], v)
+			for pos+16 < end {
+				pos += 16
+				binary.LittleEndian.PutUint64(out[pos:], v)
+				binary.LittleEndian.PutUint64(out[pos+8:], v)
+			}
+		default:
+			for pos < end {
+				out[pos] = out[src]
+				pos++
+				src++
+			}
+		}
+		pos = end
+	}
+	d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
+	return pos, false, nil
 }
 
 // forwardCopy copies n bytes to out[pos:] from distance bytes before,
