@@ -126,8 +126,9 @@ func (d *Decoder) reset(in []byte, r io.Reader) {
 // as the decoded data: a longer stream gives [ErrTooLong], a shorter one
 // [ErrTooShort]. If progress is not nil, it is called after every step bytes
 // of output (and at the end) with the length of the output that is final:
-// dst[:n] will not change, and may be read while decoding goes on.
-func (d *Decoder) DecodeAll(dst []byte, step int, progress func(n int)) error {
+// dst[:n] will not change, and may be read (by another goroutine) while
+// decoding goes on. An error from progress stops decoding and is returned.
+func (d *Decoder) DecodeAll(dst []byte, step int, progress func(n int) error) error {
 	if step <= 0 || progress == nil {
 		step = len(dst)
 	}
@@ -143,7 +144,9 @@ func (d *Decoder) DecodeAll(dst []byte, step int, progress func(n int)) error {
 		}
 		pos = p
 		if progress != nil && (done || pos == lim) {
-			progress(pos)
+			if err := progress(pos); err != nil {
+				return err
+			}
 		}
 		if done {
 			if pos != len(dst) {

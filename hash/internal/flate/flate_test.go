@@ -656,12 +656,13 @@ func TestProgress(t *testing.T) {
 	d.ResetBytes(s)
 	out := make([]byte, len(in))
 	var seen []int
-	err := d.DecodeAll(out, 64<<10, func(n int) {
+	err := d.DecodeAll(out, 64<<10, func(n int) error {
 		// The output before n is final: it must already equal the input.
 		if !bytes.Equal(out[:n], in[:n]) {
 			t.Fatalf("progress %d: output before it is not final", n)
 		}
 		seen = append(seen, n)
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -673,6 +674,25 @@ func TestProgress(t *testing.T) {
 		if seen[i] < seen[i-1] || seen[i]-seen[i-1] > 64<<10 {
 			t.Fatalf("progress steps %v", seen)
 		}
+	}
+}
+
+func TestProgressError(t *testing.T) {
+	in := testInputs(t)["binary"]
+	s := compressK(t, in, 6)
+	var d Decoder
+	d.ResetBytes(s)
+	stop := errors.New("stop")
+	calls := 0
+	err := d.DecodeAll(make([]byte, len(in)), 64<<10, func(n int) error {
+		calls++
+		if calls == 2 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || calls != 2 {
+		t.Fatalf("error %v after %d calls; want the progress function's after 2", err, calls)
 	}
 }
 

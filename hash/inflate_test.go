@@ -1,0 +1,166 @@
+package hash
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"golang.org/x/mod/sumdb/dirhash"
+)
+
+// decoderPaths are the ways an entry can be inflated (see inflate.go), each
+// set up by adjusting the thresholds.
+var decoderPaths = []struct {
+	name                 string
+	small, whole, mapMin int64
+}{
+	{"small entries whole", 1 << 20, 256 << 10, 1 << 20},
+	{"small entries with klauspost", 1 << 20, -1, 1 << 20},
+	{"streamed in chunks", 0, 256 << 10, 1 << 62},
+	{"streamed into mapped files", 0, 256 << 10, 0},
+}
+
+func withDecoderPath(t *testing.T, small, whole, mapAt int64) {
+	t.Helper()
+	s, w, m := smallEntry, wholeSmall, mapMin
+	smallEntry, wholeSmall, mapMin = small, whole, mapAt
+	t.Cleanup(func() { smallEntry, wholeSmall, mapMin = s, w, m })
+}
+
+// TestDecoderPathsAgree hashes and installs the same archive through every
+// decoder path and checks the results against x/mod's dirhash (h1), the
+// SHA-256 of the archive (zh) and the files' contents.
+func TestDecoderPathsAgree(t *testing.T) {
+	files := []testFile{
+		{name: "bin/provider", data: pseudoBinary(11, 3<<20+77)},
+		{name: "empty", data: nil},
+		{name: "one", data: []byte("1")},
+		{name: "docs/text.md", data: bytes.Repeat([]byte("terraform provider documentation\n"), 5000)},
+		{name: "mid", data: pseudoBinary(12, 300<<10)},
+		{name: "stored", data: pseudoBinary(13, 2<<20), stored: true},
+	}
+	z := zipBytes(t, files, false)
+	zipPath := filepath.Join(t.TempDir(), "p.zip")
+	if err := os.WriteFile(zipPath, z, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h1, err := dirhash.HashZip(zipPath, dirhash.Hash1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ZipSum{H1: Hash(h1), ZH: Hash(sha256Hex(z))}
+	for _, p := range decoderPaths {
+		t.Run(p.name, func(t *testing.T) {
+			withDecoderPath(t, p.small, p.whole, p.mapMin)
+			got, err := HashZip(zipPath)
+			if err != nil || got != want {
+				t.Fatalf("HashZip = %v, %v; want %v", got, err, want)
+			}
+			dir := filepath.Join(t.TempDir(), "installed")
+			mapped := mappedEntries.Load()
+			got, err = Options{}.Install(context.Background(), zipPath, dir, want.Hashes())
+			if err != nil || got != want {
+				t.Fatalf("Install = %v, %v; want %v", got, err, want)
+			}
+			if n := mappedEntries.Load() - mapped; p.mapMin == 0 && runtime.GOOS == "linux" && n != 4 {
+				t.Fatalf("%d entries decoded into mapped files; want the 4 deflated ones that are not empty", n)
+			}
+			for _, f := range files {
+				b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.name)))
+				if err != nil || !bytes.Equal(b, f.data) {
+					t.Fatalf("installed %s: %d bytes, %v; want the archive's %d", f.name, len(b), err, len(f.data))
+				}
+			}
+		})
+	}
+}
+
+// TestDecoderPathsReject checks every decoder path against archives whose
+// central directory lies about an entry's size or CRC-32, or whose deflate
+// stream is corrupt or cut short: hashing and installing fail with
+// ErrFormat, and a failed install leaves nothing behind.
+func TestDecoderPathsReject(t *testing.T) {
+	data := pseudoBinary(21, 2<<20+5)
+	small := pseudoBinary(22, 100<<10)
+	z := zipBytes(t, []testFile{{name: "small", data: small}, {name: "big", data: data}}, false)
+	cases := map[string][]byte{
+		"big size -1":   patchCentral(t, z, "big", 24, uint32(len(data))-1),
+		"big size +1":   patchCentral(t, z, "big", 24, uint32(len(data))+1),
+		"big CRC":       patchCentral(t, z, "big", 16, 0x12345678),
+		"small size -1": patchCentral(t, z, "small", 24, uint32(len(small))-1),
+		"small size +1": patchCentral(t, z, "small", 24, uint32(len(small))+1),
+		"small CRC":     patchCentral(t, z, "small", 16, 0x12345678),
+	}
+	// Corrupt the middle of the big entry's deflate stream, and cut the
+	// stream short by shrinking its compressed size in both headers.
+	corrupt := bytes.Clone(z)
+	for i := len(corrupt) / 2; i < len(corrupt)/2+64; i++ {
+		corrupt[i] ^= 0xa5
+	}
+	cases["big corrupt"] = corrupt
+	for name, bad := range cases {
+		for _, p := range decoderPaths {
+			t.Run(name+"/"+p.name, func(t *testing.T) {
+				withDecoderPath(t, p.small, p.whole, p.mapMin)
+				if _, err := (Options{}).HashZipReader(context.Background(), bytes.NewReader(bad), int64(len(bad))); !errors.Is(err, ErrFormat) {
+					t.Fatalf("HashZipReader: %v; want ErrFormat", err)
+				}
+				root := t.TempDir()
+				zipPath := filepath.Join(root, "p.zip")
+				if err := os.WriteFile(zipPath, bad, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				dir := filepath.Join(root, "installed")
+				if _, err := (Options{}).Install(context.Background(), zipPath, dir, nil); !errors.Is(err, ErrFormat) {
+					t.Fatalf("Install: %v; want ErrFormat", err)
+				}
+				left, err := os.ReadDir(root)
+				if err != nil || len(left) != 1 {
+					t.Fatalf("after a failed install the directory holds %v (%v); want only the archive", left, err)
+				}
+			})
+		}
+	}
+}
+
+// TestMappedInstallPeakHeap installs an entry of 96 MiB through the mapped
+// path and checks that the heap stays far below the entry's size: the
+// output lives in the page cache, not in the heap. Not timed.
+func TestMappedInstallPeakHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 96 MiB file")
+	}
+	var buf bytes.Buffer
+	for i := range 96 {
+		buf.Write(pseudoBinary(uint64(100+i), 1<<20))
+	}
+	z := zipBytes(t, []testFile{{name: "terraform-provider-big", data: buf.Bytes()}}, false)
+	buf = bytes.Buffer{}
+	root := t.TempDir()
+	zipPath := filepath.Join(root, "p.zip")
+	if err := os.WriteFile(zipPath, z, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	z = nil
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	mapped := mappedEntries.Load()
+	if _, err := (Options{}).Install(context.Background(), zipPath, filepath.Join(root, "p"), nil); err != nil {
+		t.Fatal(err)
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if runtime.GOOS == "linux" && mappedEntries.Load() != mapped+1 {
+		t.Fatal("the entry was not decoded into a mapped file")
+	}
+	// TotalAlloc counts every allocation made during the install, so it
+	// bounds the peak heap the install added.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Fatalf("the install allocated %d MiB for a 96 MiB entry; want under 16 MiB", alloc>>20)
+	}
+}

@@ -1,0 +1,36 @@
+package hash
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// mapOutput makes f, an empty file opened for reading and writing, size
+// bytes long and maps it into memory for writing, for an entry decoded
+// straight into its output file. The blocks are allocated first
+// (fallocate), so that writing to the mapping cannot fault for want of disk
+// space; where they cannot be, mapOutput fails and the caller writes the
+// file instead.
+func mapOutput(f *os.File, size int64) ([]byte, func() error, error) {
+	if size <= 0 || size != int64(int(size)) {
+		return nil, nil, errors.New("size cannot be mapped")
+	}
+	fd := int(f.Fd())
+	for {
+		err := syscall.Fallocate(fd, 0, 0, size)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		break
+	}
+	m, err := syscall.Mmap(fd, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		f.Truncate(0)
+		return nil, nil, err
+	}
+	return m, func() error { return syscall.Munmap(m) }, nil
+}
