@@ -17,8 +17,8 @@ import (
 // every entry's size, so hash/internal/flate, which decodes into an output
 // of that size, serves:
 //
-//   - a small entry (held whole) whose size is at most wholeSmall: decoded
-//     whole into the worker's buffer;
+//   - a small entry (held whole) whose size is between wholeMin and
+//     wholeSmall: decoded whole into the worker's buffer;
 //   - a streamed entry being extracted, whose size is at least mapMin, on
 //     platforms that can map files (see mapOutput): decoded whole into the
 //     output file, mapped into memory, while a second goroutine hashes the
@@ -27,12 +27,16 @@ import (
 //     chunk buffers in turn, one being hashed (and written) while the other
 //     is decoded into.
 //
-// klauspost/compress/flate stays the streaming fallback: small entries
-// larger than wholeSmall (kept out so that each worker's buffer stays
-// small), and stored entries go through the reader path.
+// klauspost/compress/flate stays the streaming fallback for small entries
+// outside that range: below wholeMin, where building the new decoder's
+// larger tables costs more than it saves (measured: klauspost is about 10%
+// faster on entries of 1–4 KiB, the new decoder 1.3× faster at 16 KiB), and
+// above wholeSmall, kept out so that each worker's buffer stays small.
+// Stored entries are copied.
 //
 // Variables so that tests can drive entries through every path.
 var (
+	wholeMin   int64 = 8 << 10
 	wholeSmall int64 = 256 << 10
 	mapMin     int64 = 1 << 20
 )
@@ -68,8 +72,8 @@ type wholeDecoder struct {
 	buf []byte
 }
 
-// decode inflates data, the compressed contents of e, whose size is at most
-// wholeSmall, into st.
+// decode inflates data, the compressed contents of st's entry, whose size
+// is at most wholeSmall, into st.
 func (w *wholeDecoder) decode(st *entryState, data []byte) error {
 	n := int(st.e.usize)
 	if cap(w.buf) < n {

@@ -192,7 +192,7 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 			var wd wholeDecoder
 			br := new(bytes.Reader)
 			for j := range jobs {
-				if j.e.method == 8 && j.e.usize <= wholeSmall {
+				if j.e.method == 8 && j.e.usize >= wholeMin && j.e.usize <= wholeSmall {
 					st, err := newEntryState(j.e, out)
 					if err != nil {
 						return &PackageError{Path: label, Entry: j.e.name, Err: err}
