@@ -429,7 +429,8 @@ func zipEntries(b *testing.B, path string) (data [][]byte, sizes []int) {
 // klauspost/compress/flate (until issue 16, tflock's) as streaming readers
 // into a 512 KiB buffer; hash/internal/flate into an output buffer of the
 // entry's declared size (allocated outside the timed loop, as the install
-// path maps the output file). Entries: the provider-like binary of
+// path maps the output file, its pages faulted in). Entries: the
+// provider-like binary of
 // TFLOCK_BENCH_PROVIDER_MIB (400) MiB, one of 128 MiB, and the 5,000 files
 // of the module-like zip.
 func BenchmarkDecoders(b *testing.B) {
@@ -482,6 +483,12 @@ func BenchmarkDecoders(b *testing.B) {
 			b.Run("impl=tflock", func(b *testing.B) {
 				b.SetBytes(int64(total))
 				out := make([]byte, largest)
+				// Fault the pages in before timing: the other two
+				// decoders reuse a small buffer, and the install path
+				// faults the output file's pages in ahead of the decoder.
+				for i := 0; i < len(out); i += 4096 {
+					out[i] = 1
+				}
 				var d wflate.Decoder
 				for b.Loop() {
 					for i, in := range data {
@@ -492,6 +499,42 @@ func BenchmarkDecoders(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkInstallOutput compares the ways Install writes a large entry's
+// output (see inflate.go): decoded in chunks and written through the file
+// (the portable path), decoded whole into the file mapped into memory, and
+// the same with the pages faulted in ahead of the decoder by the goroutine
+// that hashes (the default on Linux). The removal of the tree is not timed.
+func BenchmarkInstallOutput(b *testing.B) {
+	path := providerZip(b)
+	sum, err := HashZip(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	n := 0
+	remove := func() { os.RemoveAll(filepath.Join(root, strconv.Itoa(n))) }
+	for _, c := range []struct {
+		name          string
+		mapMin, ahead int64
+	}{
+		{"chunks+write", 1 << 62, 8 << 20},
+		{"mapped", 1 << 20, 0},
+		{"mapped+populate", 1 << 20, 8 << 20},
+	} {
+		b.Run("impl="+c.name, func(b *testing.B) {
+			savedMap, savedAhead := mapMin, populateAhead
+			mapMin, populateAhead = c.mapMin, int(c.ahead)
+			defer func() { mapMin, populateAhead = savedMap, savedAhead }()
+			peakHeap(b, func() {
+				n++
+				if got, err := (Options{}).Install(context.Background(), path, filepath.Join(root, strconv.Itoa(n)), sum.Hashes()); err != nil || got != sum {
+					b.Fatal(got, err)
+				}
+			}, remove)
 		})
 	}
 }
