@@ -164,3 +164,26 @@ func TestMappedInstallPeakHeap(t *testing.T) {
 		t.Fatalf("the install allocated %d MiB for a 96 MiB entry; want under 16 MiB", alloc>>20)
 	}
 }
+
+// FuzzInflatePaths checks that every decoder path gives the same verdict
+// and the same hashes on arbitrary archives (the whole-buffer decoder, in
+// every way it is used, against klauspost), and never panics. Its seed
+// corpus is in testdata/fuzz/FuzzInflatePaths.
+func FuzzInflatePaths(f *testing.F) {
+	f.Add(zipBytes(f, []testFile{{name: "a", data: bytes.Repeat([]byte("abc"), 100)}, {name: "b", data: pseudoBinary(1, 3000)}}, false))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var first ZipSum
+		var firstErr error
+		for i, p := range decoderPaths {
+			withDecoderPath(t, p.small, p.whole, p.mapMin)
+			got, err := Options{MaxSize: 64 << 20}.HashZipReader(context.Background(), bytes.NewReader(data), int64(len(data)))
+			if i == 0 {
+				first, firstErr = got, err
+				continue
+			}
+			if (err == nil) != (firstErr == nil) || got != first {
+				t.Fatalf("%s: %v, %v; %s: %v, %v", decoderPaths[0].name, first, firstErr, p.name, got, err)
+			}
+		}
+	})
+}

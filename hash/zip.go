@@ -161,8 +161,10 @@ func (s *entryState) finish() ([32]byte, error) {
 // The calling goroutine reads the archive sequentially, feeding every byte to
 // the zh digest. A small entry's compressed data is handed whole to a pool of
 // workers that inflate and digest it. A large entry is streamed in blocks to
-// an inflating goroutine, whose output blocks a third goroutine digests (and
-// writes), so that a single large entry also keeps two cores busy.
+// an inflating goroutine, whose output (chunks, or the part of a mapped output
+// file that is final) a third goroutine digests (and writes), so that a
+// single large entry also keeps two cores busy. Which decoder inflates an
+// entry is decided in inflate.go.
 func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size int64, out entryOutput) (ZipSum, error) {
 	entries, err := o.readDirectory(r, size)
 	if err != nil {
