@@ -95,26 +95,11 @@ func distCode(dist int) (int, uint64, uint) {
 	panic("bad distance")
 }
 
-// fixedLens returns the fixed code's lengths.
+// fixedLens returns the fixed code's lengths, for the 30 distance codes
+// a stream may use.
 func fixedLens() (litLens, distLens []uint8) {
-	litLens = make([]uint8, 288)
-	for i := range litLens {
-		switch {
-		case i < 144:
-			litLens[i] = 8
-		case i < 256:
-			litLens[i] = 9
-		case i < 280:
-			litLens[i] = 7
-		default:
-			litLens[i] = 8
-		}
-	}
-	distLens = make([]uint8, 30)
-	for i := range distLens {
-		distLens[i] = 5
-	}
-	return
+	l, d := fixedLengths()
+	return l[:], d[:30]
 }
 
 // symbols writes tokens and the end-of-block code with the given codes.

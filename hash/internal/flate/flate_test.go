@@ -169,7 +169,7 @@ func mustReject(t *testing.T, name string, data []byte) {
 // testInputs are deterministic inputs of different kinds.
 func testInputs(t *testing.T) map[string][]byte {
 	rng := rand.New(rand.NewPCG(1, 2))
-	random := make([]byte, 300<<10)
+	random := make([]byte, 100<<10)
 	for i := range random {
 		random[i] = byte(rng.Uint32())
 	}
@@ -183,7 +183,7 @@ func testInputs(t *testing.T) map[string][]byte {
 	}
 	// Binary-like: random runs, repeated strings, zero runs.
 	var bin bytes.Buffer
-	for bin.Len() < 300<<10 {
+	for bin.Len() < 150<<10 {
 		switch rng.IntN(3) {
 		case 0:
 			n := rng.IntN(200)
@@ -200,7 +200,7 @@ func testInputs(t *testing.T) map[string][]byte {
 	return map[string][]byte{
 		"empty":  nil,
 		"one":    {'x'},
-		"zeros":  make([]byte, 200<<10),
+		"zeros":  make([]byte, 100<<10),
 		"random": random,
 		"text":   text,
 		"getty":  getty,

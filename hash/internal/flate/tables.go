@@ -96,28 +96,33 @@ func init() {
 		preInfo[i] = fValue | uint32(i)<<16
 	}
 
-	var lens [288]uint8
-	for i := range lens {
-		switch {
-		case i < 144:
-			lens[i] = 8
-		case i < 256:
-			lens[i] = 9
-		case i < 280:
-			lens[i] = 7
-		default:
-			lens[i] = 8
-		}
-	}
-	if !buildTable(fixedLit[:], lens[:], litInfo[:], litTableBits) {
+	litLens, distLens := fixedLengths()
+	if !buildTable(fixedLit[:], litLens[:], litInfo[:], litTableBits) {
 		panic("flate: fixed literal/length code")
 	}
-	for i := range 32 {
-		lens[i] = 5
-	}
-	if !buildTable(fixedDist[:], lens[:32], distInfo[:], distTableBits) {
+	if !buildTable(fixedDist[:], distLens[:], distInfo[:], distTableBits) {
 		panic("flate: fixed distance code")
 	}
+}
+
+// fixedLengths returns the code lengths of the fixed Huffman codes.
+func fixedLengths() (lit [288]uint8, dist [32]uint8) {
+	for i := range lit {
+		switch {
+		case i < 144:
+			lit[i] = 8
+		case i < 256:
+			lit[i] = 9
+		case i < 280:
+			lit[i] = 7
+		default:
+			lit[i] = 8
+		}
+	}
+	for i := range dist {
+		dist[i] = 5
+	}
+	return lit, dist
 }
 
 // buildTable fills table for the canonical Huffman code with the given code
