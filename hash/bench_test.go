@@ -18,6 +18,7 @@ import (
 	"time"
 
 	kflate "github.com/klauspost/compress/flate"
+	wflate "github.com/tflock/tflock/hash/internal/flate"
 	"golang.org/x/mod/sumdb/dirhash"
 )
 
@@ -49,10 +50,12 @@ func benchCache(b *testing.B) string {
 
 // providerZip returns a zip holding one deflated entry of mib MiB of
 // pseudo-binary content (compressing about 2.5:1), like a provider release.
-func providerZip(b *testing.B) string {
+func providerZip(b *testing.B) string { return providerZipMiB(b, providerMiB()) }
+
+// providerZipMiB is providerZip for a binary of mib MiB.
+func providerZipMiB(b *testing.B, mib int) string {
 	benchMu.Lock()
 	defer benchMu.Unlock()
-	mib := providerMiB()
 	p := filepath.Join(benchCache(b), fmt.Sprintf("provider-%dMiB-v2.zip", mib))
 	if _, err := os.Stat(p); err == nil {
 		return p
@@ -394,4 +397,144 @@ func BenchmarkInflate(b *testing.B) {
 			run(b, kflate.NewReader(bytes.NewReader(data)))
 		}
 	})
+}
+
+// zipEntries returns the compressed data and uncompressed size of every
+// deflated entry of the zip at path.
+func zipEntries(b *testing.B, path string) (data [][]byte, sizes []int) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range zr.File {
+		if f.Method != zip.Deflate {
+			continue
+		}
+		off, err := f.DataOffset()
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, raw[off:off+int64(f.CompressedSize64)])
+		sizes = append(sizes, int(f.UncompressedSize64))
+	}
+	return data, sizes
+}
+
+// BenchmarkDecoders measures the three DEFLATE decoders alone, from memory,
+// each in the way it is meant to be used: compress/flate and
+// klauspost/compress/flate (until issue 16, tflock's) as streaming readers
+// into a 512 KiB buffer; hash/internal/flate into an output buffer of the
+// entry's declared size (allocated outside the timed loop, as the install
+// path maps the output file, its pages faulted in). Entries: the
+// provider-like binary of
+// TFLOCK_BENCH_PROVIDER_MIB (400) MiB, one of 128 MiB, and the 5,000 files
+// of the module-like zip.
+func BenchmarkDecoders(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		path func(*testing.B) string
+	}{
+		{"provider" + strconv.Itoa(providerMiB()) + "MiB", providerZip},
+		{"provider128MiB", func(b *testing.B) string { return providerZipMiB(b, 128) }},
+		{"module5000", moduleZip},
+	} {
+		b.Run("entry="+c.name, func(b *testing.B) {
+			data, sizes := zipEntries(b, c.path(b))
+			total, largest := 0, 0
+			for _, n := range sizes {
+				total += n
+				largest = max(largest, n)
+			}
+			buf := make([]byte, 512<<10)
+			stream := func(b *testing.B, r io.Reader, want int) {
+				n, err := io.CopyBuffer(io.Discard, onlyReader{r}, buf)
+				if err != nil || n != int64(want) {
+					b.Fatal(n, err)
+				}
+			}
+			// The two streaming readers, in the same order in every round.
+			for _, r := range []struct {
+				name string
+				new  func(io.Reader) io.Reader
+			}{
+				{"stdlib", func(r io.Reader) io.Reader { return flate.NewReader(r) }},
+				{"klauspost", func(r io.Reader) io.Reader { return kflate.NewReader(r) }},
+			} {
+				b.Run("impl="+r.name, func(b *testing.B) {
+					b.SetBytes(int64(total))
+					br := new(bytes.Reader)
+					fr := r.new(br)
+					for b.Loop() {
+						for i, d := range data {
+							br.Reset(d)
+							// Both packages' readers have this method.
+							fr.(interface {
+								Reset(io.Reader, []byte) error
+							}).Reset(br, nil)
+							stream(b, fr, sizes[i])
+						}
+					}
+				})
+			}
+			b.Run("impl=tflock", func(b *testing.B) {
+				b.SetBytes(int64(total))
+				out := make([]byte, largest)
+				// Fault the pages in before timing: the other two
+				// decoders reuse a small buffer, and the install path
+				// faults the output file's pages in ahead of the decoder.
+				for i := 0; i < len(out); i += 4096 {
+					out[i] = 1
+				}
+				var d wflate.Decoder
+				for b.Loop() {
+					for i, in := range data {
+						d.ResetBytes(in)
+						if err := d.DecodeAll(out[:sizes[i]], 0, nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkInstallOutput compares the ways Install writes a large entry's
+// output (see inflate.go): decoded in chunks and written through the file
+// (the portable path), decoded whole into the file mapped into memory, and
+// the same with the pages faulted in ahead of the decoder by the goroutine
+// that hashes (the default on Linux). The removal of the tree is not timed.
+func BenchmarkInstallOutput(b *testing.B) {
+	path := providerZip(b)
+	sum, err := HashZip(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	n := 0
+	remove := func() { os.RemoveAll(filepath.Join(root, strconv.Itoa(n))) }
+	for _, c := range []struct {
+		name          string
+		mapMin, ahead int64
+	}{
+		{"chunks+write", 1 << 62, 8 << 20},
+		{"mapped", 1 << 20, 0},
+		{"mapped+populate", 1 << 20, 8 << 20},
+	} {
+		b.Run("impl="+c.name, func(b *testing.B) {
+			savedMap, savedAhead := mapMin, populateAhead
+			mapMin, populateAhead = c.mapMin, int(c.ahead)
+			defer func() { mapMin, populateAhead = savedMap, savedAhead }()
+			peakHeap(b, func() {
+				n++
+				if got, err := (Options{}).Install(context.Background(), path, filepath.Join(root, strconv.Itoa(n)), sum.Hashes()); err != nil || got != sum {
+					b.Fatal(got, err)
+				}
+			}, remove)
+		})
+	}
 }

@@ -64,7 +64,9 @@ func (o Options) Install(ctx context.Context, zipPath, dir string, want []Hash) 
 		if e.mode&0o111 != 0 {
 			perm = 0o755
 		}
-		return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		// Read and write: a large entry is decoded into the file mapped into
+		// memory (see inflate.go).
+		return os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	}
 	sum, err := o.hashZip(ctx, zipPath, f, info.Size(), out)
 	if err != nil {

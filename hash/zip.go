@@ -161,8 +161,10 @@ func (s *entryState) finish() ([32]byte, error) {
 // The calling goroutine reads the archive sequentially, feeding every byte to
 // the zh digest. A small entry's compressed data is handed whole to a pool of
 // workers that inflate and digest it. A large entry is streamed in blocks to
-// an inflating goroutine, whose output blocks a third goroutine digests (and
-// writes), so that a single large entry also keeps two cores busy.
+// an inflating goroutine, whose output (chunks, or the part of a mapped output
+// file that is final) a third goroutine digests (and writes), so that a
+// single large entry also keeps two cores busy. Which decoder inflates an
+// entry is decided in inflate.go.
 func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size int64, out entryOutput) (ZipSum, error) {
 	entries, err := o.readDirectory(r, size)
 	if err != nil {
@@ -189,8 +191,24 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 		g.Go(func() error {
 			buf := make([]byte, 256<<10)
 			var fr io.ReadCloser
+			var wd wholeDecoder
 			br := new(bytes.Reader)
 			for j := range jobs {
+				if j.e.method == 8 && j.e.usize >= wholeMin && j.e.usize <= wholeSmall {
+					st, err := newEntryState(j.e, out)
+					if err != nil {
+						return &PackageError{Path: label, Entry: j.e.name, Err: err}
+					}
+					if err := wd.decode(st, j.data); err != nil {
+						st.abort()
+						return &PackageError{Path: label, Entry: j.e.name, Err: err}
+					}
+					if err := finishEntry(st, label, sums); err != nil {
+						return err
+					}
+					budget.Release(j.weight)
+					continue
+				}
 				br.Reset(j.data)
 				var src io.Reader = br
 				if j.e.method == 8 {
@@ -209,11 +227,9 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 					st.abort()
 					return &PackageError{Path: label, Entry: j.e.name, Err: err}
 				}
-				sum, err := st.finish()
-				if err != nil {
-					return &PackageError{Path: label, Entry: j.e.name, Err: err}
+				if err := finishEntry(st, label, sums); err != nil {
+					return err
 				}
-				sums[j.e.slot] = fileSum{name: j.e.name, sum: sum}
 				budget.Release(j.weight)
 			}
 			return nil
@@ -394,33 +410,70 @@ func copyEntry(st *entryState, src io.Reader, buf []byte) error {
 func (o Options) streamEntry(ctx context.Context, g *errgroup.Group, label string, e *zipEntry, out entryOutput, read func([]byte) error, sums []fileSum, streams <-chan struct{}) error {
 	in := make(chan []byte, blocks)
 	inFree := make(chan []byte, blocks)
-	outCh := make(chan []byte, blocks)
-	outFree := make(chan []byte, blocks)
-	inSize, outSize := min(blockSize, max(e.csize, 1)), min(blockSize, max(e.usize, 1))
+	inSize := min(blockSize, max(e.csize, 1))
 	for range blocks {
 		inFree <- make([]byte, inSize)
-		outFree <- make([]byte, outSize)
 	}
 	st, err := newEntryState(e, out)
 	if err != nil {
 		<-streams
 		return &PackageError{Path: label, Entry: e.name, Err: err}
 	}
-	// Inflate.
+	switch {
+	case e.method == 8 && st.w != nil && e.usize >= mapMin:
+		if f, ok := st.w.(*os.File); ok {
+			if m, unmap, err := mapOutput(f, e.usize); err == nil {
+				st.w = nil // written through the mapping
+				cr := &chanReader{ctx: ctx, in: in, free: inFree}
+				inflateMapped(ctx, g, label, e, st, sums, f, m, unmap, cr, in, inFree, streams)
+				break
+			}
+		}
+		fallthrough
+	case e.method == 8:
+		cr := &chanReader{ctx: ctx, in: in, free: inFree}
+		inflateChunks(ctx, g, label, e, st, sums, cr, in, inFree, streams)
+	default:
+		streamStored(ctx, g, label, e, st, sums, in, inFree, streams)
+	}
+	// Feed the compressed data.
+	defer close(in)
+	for remaining := e.csize; remaining > 0; {
+		var b []byte
+		select {
+		case b = <-inFree:
+		case <-ctx.Done():
+			return nil
+		}
+		b = b[:min(int64(len(b)), remaining)]
+		if err := read(b); err != nil {
+			return &PackageError{Path: label, Entry: e.name, Err: err}
+		}
+		remaining -= int64(len(b))
+		select {
+		case in <- b:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return nil
+}
+
+// streamStored starts in g the goroutines that copy a streamed stored
+// entry in blocks and digest (and write) them into st.
+func streamStored(ctx context.Context, g *errgroup.Group, label string, e *zipEntry, st *entryState, sums []fileSum, in chan []byte, inFree chan []byte, streams <-chan struct{}) {
+	outCh := make(chan []byte, blocks)
+	outFree := make(chan []byte, blocks)
+	outSize := min(blockSize, max(e.usize, 1))
+	for range blocks {
+		outFree <- make([]byte, outSize)
+	}
+	// Copy.
 	g.Go(func() error {
 		defer close(outCh)
 		cr := &chanReader{ctx: ctx, in: in, free: inFree}
-		defer func() {
-			// Return what the inflater left unread (data after the end of
-			// the deflate stream) so that the feeder never blocks.
-			for b := range in {
-				inFree <- b[:cap(b)]
-			}
-		}()
+		defer drain(in, inFree)
 		src := io.Reader(bufio.NewReaderSize(cr, 64<<10))
-		if e.method == 8 {
-			src = flate.NewReader(src)
-		}
 		for done := false; !done; {
 			var b []byte
 			select {
@@ -469,34 +522,8 @@ func (o Options) streamEntry(ctx context.Context, g *errgroup.Group, label strin
 		if ctx.Err() != nil {
 			return nil
 		}
-		sum, err := st.finish()
-		if err != nil {
-			return &PackageError{Path: label, Entry: e.name, Err: err}
-		}
-		sums[e.slot] = fileSum{name: e.name, sum: sum}
-		return nil
+		return finishEntry(st, label, sums)
 	})
-	// Feed the compressed data.
-	defer close(in)
-	for remaining := e.csize; remaining > 0; {
-		var b []byte
-		select {
-		case b = <-inFree:
-		case <-ctx.Done():
-			return nil
-		}
-		b = b[:min(int64(len(b)), remaining)]
-		if err := read(b); err != nil {
-			return &PackageError{Path: label, Entry: e.name, Err: err}
-		}
-		remaining -= int64(len(b))
-		select {
-		case in <- b:
-		case <-ctx.Done():
-			return nil
-		}
-	}
-	return nil
 }
 
 // chanReader reads the blocks sent on in, returning each to free once
