@@ -93,7 +93,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	}
 
 	for _, tl := range tools {
-		b.Run("cold/"+tl.name, func(b *testing.B) {
+		b.Run("measure=cold/tool="+tl.name, func(b *testing.B) {
 			bin := binFor(b, tl.name, tl.env)
 			w := big(b)
 			before := w.w.Registry.Requests()
@@ -107,7 +107,7 @@ func BenchmarkSideBySide(b *testing.B) {
 		})
 	}
 	for _, tl := range tools {
-		b.Run("warm/"+tl.name, func(b *testing.B) {
+		b.Run("measure=warm/tool="+tl.name, func(b *testing.B) {
 			bin := binFor(b, tl.name, tl.env)
 			w := big(b)
 			fresh(w)
@@ -136,7 +136,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	for _, variant := range []string{"packages", "downloads"} {
 		var lockWorld *world
 		for _, tl := range tools {
-			b.Run("providers-lock-"+variant+"/"+tl.name, func(b *testing.B) {
+			b.Run("measure=providers-lock-"+variant+"/tool="+tl.name, func(b *testing.B) {
 				bin := binFor(b, tl.name, tl.env)
 				if lockWorld == nil {
 					lockWorld = newWorldWith(parent, fx, registrytest.Options{Packages: variant == "packages", Latency: 20 * time.Millisecond})

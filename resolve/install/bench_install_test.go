@@ -57,12 +57,12 @@ const bigProviderTF = `terraform {
 //   - cold: nothing installed, no lock file, an empty cache;
 //   - warm: the lock file, the install and the cache present.
 //
-// "opentofu-way" is the baseline, OpenTofu's passes over the package done
+// way=opentofu is the baseline, OpenTofu's passes over the package done
 // with the libraries it uses: cold, the zip downloaded to a file, read
 // again for its SHA-256, extracted with archive/zip, and the installed
 // tree read again by dirhash.HashDir for the lock file; warm, one request
 // (the version list) and the installed tree hashed by dirhash.HashDir.
-// "tflock" is install.Init. peak-heap-MB is the largest heap in use during
+// way=tflock is install.Init. peak-heap-MB is the largest heap in use during
 // a run (sampled by the runtime's own statistics at the end of each GC
 // cycle), for the goal of less than 64 MB for any package size.
 func BenchmarkInstallProvider(b *testing.B) {
@@ -114,7 +114,7 @@ func BenchmarkInstallProvider(b *testing.B) {
 		return dir, cacheDir
 	}
 
-	b.Run("cold/opentofu-way", func(b *testing.B) {
+	b.Run("phase=cold/way=opentofu", func(b *testing.B) {
 		peak := watchHeap(b)
 		for b.Loop() {
 			b.StopTimer()
@@ -124,7 +124,7 @@ func BenchmarkInstallProvider(b *testing.B) {
 		}
 		peak.report()
 	})
-	b.Run("cold/tflock", func(b *testing.B) {
+	b.Run("phase=cold/way=tflock", func(b *testing.B) {
 		peak := watchHeap(b)
 		for b.Loop() {
 			b.StopTimer()
@@ -136,7 +136,7 @@ func BenchmarkInstallProvider(b *testing.B) {
 		}
 		peak.report()
 	})
-	b.Run("warm/opentofu-way", func(b *testing.B) {
+	b.Run("phase=warm/way=opentofu", func(b *testing.B) {
 		dir, _ := fresh(b)
 		tofuCold(b, dir)
 		pkgDir := filepath.Join(dir, ".terraform", "providers", "registry.example.test", "acme", "big", "1.0.0", plat)
@@ -152,7 +152,7 @@ func BenchmarkInstallProvider(b *testing.B) {
 		}
 		client.CloseIdleConnections()
 	})
-	b.Run("warm/tflock", func(b *testing.B) {
+	b.Run("phase=warm/way=tflock", func(b *testing.B) {
 		dir, cacheDir := fresh(b)
 		tflockInit(b, dir, cacheDir)
 		before := srv.Requests()
