@@ -62,9 +62,10 @@ const bigProviderTF = `terraform {
 // again for its SHA-256, extracted with archive/zip, and the installed
 // tree read again by dirhash.HashDir for the lock file; warm, one request
 // (the version list) and the installed tree hashed by dirhash.HashDir.
-// way=tflock is install.Init. peak-heap-MB is the largest heap in use during
-// a run (sampled by the runtime's own statistics at the end of each GC
-// cycle), for the goal of less than 64 MB for any package size.
+// way=tflock is install.Init. peak-heap-MB is the largest growth of the
+// heap in use (runtime.MemStats.HeapInuse, read every 5 ms) over what it
+// was when the sub-benchmark started, for the goal of less than 64 MB for
+// any package size.
 func BenchmarkInstallProvider(b *testing.B) {
 	mib := bigProviderMiB(b)
 	plat := source.CurrentPlatform.String()
