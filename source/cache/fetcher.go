@@ -2,14 +2,11 @@ package cache
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // Fetcher returns a [source.Fetcher] that serves packages through the cache:
@@ -48,51 +45,13 @@ func (cf *cachedFetcher) Fetch(ctx context.Context, pkg source.Package, dir stri
 }
 
 // CopyDir copies the tree at src into dst (created if missing): regular
-// files with their permission bits, directories, and symbolic links as
-// links. Other file types are an error.
+// files with their permission bits (made writable by their owner),
+// directories, and symbolic links as links. Other file types are left
+// out. It is how a module package leaves the cache for its install
+// directory (providers are hard-linked, see source/providercache).
 func CopyDir(dst, src string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case info.Mode()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case info.Mode().IsRegular():
-			return copyFile(target, p, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: unsupported file type %v", p, info.Mode().Type())
-	})
-}
-
-func copyFile(dst, src string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return fsutil.CopyDirLinks(context.Background(), src, dst)
 }

@@ -63,7 +63,15 @@ func ValidName(name string) bool {
 // keeping the executable bits. Symbolic links are followed, src itself
 // included (a mirror's package directory may be a link to the real one).
 func CopyDir(ctx context.Context, src, dst string) error {
-	return copyTree(ctx, src, dst, copyFile)
+	return copyTree(ctx, src, dst, copyFile, false)
+}
+
+// CopyDirLinks is [CopyDir] that copies symbolic links below src as links,
+// their targets as written, instead of following them: for module
+// packages, whose links the extractor checked to stay inside the package
+// and which a module may rely on being links.
+func CopyDirLinks(ctx context.Context, src, dst string) error {
+	return copyTree(ctx, src, dst, copyFile, true)
 }
 
 // LinkDir is [CopyDir] with each regular file hard-linked where the file
@@ -76,10 +84,10 @@ func LinkDir(ctx context.Context, src, dst string) error {
 			return nil
 		}
 		return copyFile(from, to, perm)
-	})
+	}, false)
 }
 
-func copyTree(ctx context.Context, src, dst string, copyFile func(from, to string, perm fs.FileMode) error) error {
+func copyTree(ctx context.Context, src, dst string, copyFile func(from, to string, perm fs.FileMode) error, keepLinks bool) error {
 	src, err := filepath.EvalSymlinks(src)
 	if err != nil {
 		return err
@@ -99,6 +107,13 @@ func copyTree(ctx context.Context, src, dst string, copyFile func(from, to strin
 			return nil
 		}
 		target := filepath.Join(dst, rel)
+		if keepLinks && d.Type()&fs.ModeSymlink != 0 {
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		}
 		info, err := os.Stat(p) // follows links
 		if err != nil {
 			return err
@@ -108,7 +123,7 @@ func copyTree(ctx context.Context, src, dst string, copyFile func(from, to strin
 				if err := os.MkdirAll(target, 0o755); err != nil {
 					return err
 				}
-				return copyTree(ctx, p, target, copyFile)
+				return copyTree(ctx, p, target, copyFile, keepLinks)
 			}
 			return os.MkdirAll(target, 0o755)
 		}

@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,5 +35,41 @@ func TestPrepare(t *testing.T) {
 	cleanup()
 	if entries, err := os.ReadDir(existing); err != nil || len(entries) != 0 {
 		t.Errorf("cleanup of an existing directory: %v %v", entries, err)
+	}
+}
+
+// CopyDir follows symbolic links (a mirror's package may be a link);
+// CopyDirLinks, for module packages, keeps them as links.
+func TestCopyDirLinks(t *testing.T) {
+	src := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(src, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "sub", "main.tf"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub/main.tf", filepath.Join(src, "link.tf")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, keep := range []bool{false, true} {
+		dst := t.TempDir()
+		copyDir := CopyDir
+		if keep {
+			copyDir = CopyDirLinks
+		}
+		if err := copyDir(ctx, src, dst); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Lstat(filepath.Join(dst, "link.tf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if isLink := fi.Mode()&os.ModeSymlink != 0; isLink != keep {
+			t.Errorf("keep links %v: link.tf is a link: %v", keep, isLink)
+		}
+		if b, err := os.ReadFile(filepath.Join(dst, "link.tf")); err != nil || string(b) != "x" {
+			t.Errorf("keep links %v: link.tf reads %q, %v", keep, b, err)
+		}
 	}
 }
