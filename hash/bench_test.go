@@ -19,6 +19,7 @@ import (
 
 	kflate "github.com/klauspost/compress/flate"
 	wflate "github.com/tflock/tflock/hash/internal/flate"
+	"github.com/tflock/tflock/internal/benchdata"
 	"golang.org/x/mod/sumdb/dirhash"
 )
 
@@ -243,45 +244,6 @@ func BenchmarkModuleDir(b *testing.B) {
 	})
 }
 
-// extractStd extracts a zip the plain way (archive/zip, io.Copy).
-func extractStd(zipPath, dir string) error {
-	zr, err := zip.OpenReader(zipPath)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		p := filepath.Join(dir, f.Name)
-		if f.FileInfo().IsDir() {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		r, err := f.Open()
-		if err != nil {
-			return err
-		}
-		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, f.Mode())
-		if err != nil {
-			r.Close()
-			return err
-		}
-		_, err = io.Copy(w, r)
-		r.Close()
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // BenchmarkInstall: verify, extract and hash a provider-like zip. Baseline:
 // OpenTofu's sequence, dirhash.HashZip to verify, extraction with
 // archive/zip, dirhash.HashDir of the result. The removal of the extracted
@@ -307,7 +269,7 @@ func BenchmarkInstall(b *testing.B) {
 			if err != nil || Hash(h1) != sum.H1 {
 				b.Fatal(h1, err)
 			}
-			if err := extractStd(path, dir); err != nil {
+			if err := benchdata.ExtractStd(path, dir); err != nil {
 				b.Fatal(err)
 			}
 			if h, err := dirhash.HashDir(dir, "", dirhash.Hash1); err != nil || Hash(h) != sum.H1 {
