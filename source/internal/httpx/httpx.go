@@ -51,6 +51,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"net/url"
 	"os"
@@ -117,6 +118,7 @@ type Options struct {
 type Client struct {
 	o      Options
 	warned sync.Map // host → struct{}: a token was withheld from plain http
+	hosts  sync.Map // scheme://host → *hostGate
 }
 
 // New returns a Client configured by o.
@@ -188,6 +190,10 @@ func DefaultTransport() http.RoundTripper {
 		}
 		tr.ForceAttemptHTTP2 = true
 		sharedTransport = tr
+		// The first TLS handshake loads the system's roots (and
+		// SSL_CERT_FILE), which takes milliseconds: start it now, beside
+		// whatever the program does before its first request.
+		go func() { _, _ = x509.SystemCertPool() }()
 	})
 	return sharedTransport
 }
@@ -606,7 +612,10 @@ func checkDowngrade(orig *url.URL, resp *http.Response) error {
 // send sends one attempt's request; the response body, when there is one,
 // restarts the idle timer with each read.
 func (c *Client) send(a *attempt, r Request) (*http.Response, error) {
-	req, err := c.newRequest(a.ctx, r)
+	// The requests held back by firstToHost may go as soon as this one
+	// has its connection: an HTTP/2 connection is then shared.
+	ctx := httptrace.WithClientTrace(a.ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { c.answered(r.URL) }})
+	req, err := c.newRequest(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -650,15 +659,57 @@ func (c *Client) attempts(ctx context.Context, r Request, overall time.Duration,
 				return err
 			}
 		}
+		if err := c.firstToHost(ctx, r.URL); err != nil {
+			return err
+		}
 		a := c.newAttempt(ctx, overall)
 		defer a.end()
 		resp, err := c.send(a, r)
+		c.answered(r.URL)
 		if err != nil {
 			return err
 		}
 		defer resp.Body.Close()
 		return use(a, resp)
 	})
+}
+
+// firstToHost lets the first request to a host (scheme and host:port) go,
+// and makes the requests that come before it has a connection wait until
+// it has one (or has failed): a lock run starts dozens of requests to one
+// registry at once, and without a connection yet each would dial its own
+// and pay a TLS handshake, only for all but one to be dropped once HTTP/2
+// is agreed (the standard transport does not share a pending dial). Once
+// the first has its connection they share it (HTTP/2) or dial as usual
+// (HTTP/1.1). The wait ends with ctx.
+func (c *Client) firstToHost(ctx context.Context, u *url.URL) error {
+	g := &hostGate{open: make(chan struct{})}
+	got, loaded := c.hosts.LoadOrStore(u.Scheme+"://"+u.Host, g)
+	if !loaded {
+		return nil // the first: it goes
+	}
+	select {
+	case <-got.(*hostGate).open:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// answered marks the first request to u's host as connected (or failed),
+// releasing the requests that wait for it; later calls do nothing.
+func (c *Client) answered(u *url.URL) {
+	if got, ok := c.hosts.Load(u.Scheme + "://" + u.Host); ok {
+		g := got.(*hostGate)
+		g.once.Do(func() { close(g.open) })
+	}
+}
+
+// hostGate holds back the requests to one host until the first is
+// answered.
+type hostGate struct {
+	open chan struct{}
+	once sync.Once
 }
 
 // Get fetches a metadata document into memory, with the request timeout.

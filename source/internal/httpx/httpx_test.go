@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -516,5 +518,80 @@ func TestStdClient(t *testing.T) {
 	}
 	if StdClient(nil).Transport != DefaultTransport() {
 		t.Error("StdClient(nil) does not use the shared transport")
+	}
+}
+
+// A lock run sends dozens of requests to one registry at once. With no
+// connection yet, each used to dial its own and pay a TLS handshake, all
+// but one then dropped once HTTP/2 was agreed; now the first request's
+// connection is awaited and shared.
+func TestConcurrentFirstRequestsShareOneConnection(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(5 * time.Millisecond)
+		fmt.Fprint(w, "ok")
+	}))
+	srv.EnableHTTP2 = true
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	c := New(fast(srv.Client()))
+	u, err := url.Parse(srv.URL + "/v1/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Get(context.Background(), Request{URL: u, MaxBytes: 1 << 10}); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("32 concurrent first requests opened %d connections, want 1 (HTTP/2)", n)
+	}
+}
+
+// When the first request to a host fails before it has a connection, the
+// requests held back behind it go on (and fail on their own), instead of
+// waiting.
+func TestHeldBackRequestsGoOnWhenTheFirstFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: connections are refused
+	c := New(Options{Retries: 0})
+	u, _ := url.Parse("https://" + addr + "/v1/x")
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Get(context.Background(), Request{URL: u, MaxBytes: 1 << 10}); err == nil {
+				t.Error("a request to a closed port succeeded")
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("requests held back behind a failed first request never went on")
 	}
 }
