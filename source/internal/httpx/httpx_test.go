@@ -85,12 +85,17 @@ func trickle(w http.ResponseWriter, r *http.Request, n int, interval time.Durati
 	}
 }
 
-// stall waits until the client goes away (or a long time).
+// stall waits until the client goes away (or a long time), then aborts
+// the response: a stalled server never completes one. (Returning instead
+// would send whatever the handler wrote so far as a complete response; on
+// a loaded machine the server sometimes ended the request's context while
+// the client still waited, which then got an empty 200.)
 func stall(r *http.Request) {
 	select {
 	case <-r.Context().Done():
 	case <-time.After(10 * time.Second):
 	}
+	panic(http.ErrAbortHandler)
 }
 
 // TestSlowLoris: a server that sends its headers, a few bytes slowly, then
