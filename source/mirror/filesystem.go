@@ -384,11 +384,12 @@ func (f *Filesystem) Checksums(ctx context.Context, pkg source.Package) ([]hash.
 		}
 		prov := hash.Provenance{Mirrors: []string{f.dir}, Platforms: []string{e.Package.Platform.String()}}
 		if e.Packed {
-			if zh, err := hash.ZH(e.Path); err == nil {
+			// Both hashes in one read; a zip that is not a valid archive
+			// still has its zh:.
+			if sum, err := hash.HashZip(e.Path); err == nil {
+				out = append(out, hash.Record{Hash: sum.ZH, Provenance: prov}, hash.Record{Hash: sum.H1, Provenance: prov})
+			} else if zh, err := hash.ZH(e.Path); err == nil {
 				out = append(out, hash.Record{Hash: zh, Provenance: prov})
-			}
-			if h1, err := hash.H1Zip(e.Path); err == nil {
-				out = append(out, hash.Record{Hash: h1, Provenance: prov})
 			}
 			continue
 		}

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -362,16 +363,12 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
 	defer os.Remove(tmp.Name())
-	size, err := n.download(ctx, p, archURL, tmp)
+	size, zh, err := n.download(ctx, p, archURL, tmp)
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = &source.Error{Source: n.String(), Package: pkg, Err: cerr}
 	}
 	if err != nil {
 		return fail(err)
-	}
-	zh, err := hash.ZH(tmp.Name())
-	if err != nil {
-		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
 	}
 	if source.ArchivesAccepted(ctx) && (len(arch.Hashes) == 0 || slices.Contains(arch.Hashes, string(zh))) {
 		// What the mirror lists is checked (its zh:) without extracting:
@@ -415,17 +412,23 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	return got, nil
 }
 
-func (n *Network) download(ctx context.Context, p source.ProviderPackage, u *url.URL, f *os.File) (int64, error) {
+// download writes the archive at u to f and returns its size and its zh:,
+// digested as the bytes arrive (an attempt that is retried starts the
+// digest again).
+func (n *Network) download(ctx context.Context, p source.ProviderPackage, u *url.URL, f *os.File) (int64, hash.Hash, error) {
 	req, err := n.request(p, u, n.opts.Limits.MaxBytes)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	size, err := n.c.Download(ctx, req, f, nil, nil)
+	digest := sha256.New()
+	size, err := n.c.Download(ctx, req, f, digest, digest.Reset)
 	if err != nil {
 		if errors.Is(err, httpx.ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
 			err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
 		}
-		return 0, n.fail(ctx, p, u, source.ErrPlatformNotSupported, err)
+		return 0, "", n.fail(ctx, p, u, source.ErrPlatformNotSupported, err)
 	}
-	return size, nil
+	var sum [sha256.Size]byte
+	digest.Sum(sum[:0])
+	return size, hash.NewHash(hash.SchemeZH, sum), nil
 }
