@@ -24,6 +24,24 @@ import (
 // To learn which hashes may be added to the lock file, call [Verify] with
 // the returned hashes.
 func (o Options) Install(ctx context.Context, zipPath, dir string, want []Hash) (ZipSum, error) {
+	f, err := os.Open(zipPath)
+	if err != nil {
+		return ZipSum{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return ZipSum{}, &PackageError{Path: zipPath, Err: err}
+	}
+	return o.InstallReader(ctx, zipPath, f, info.Size(), dir, want)
+}
+
+// InstallReader is [Options.Install] for an archive of the given size read
+// from r, named name in errors. It reads the central directory at the end
+// first, then every byte once in order, so that r may be an archive still
+// arriving whose reads wait for their bytes.
+func (o Options) InstallReader(ctx context.Context, name string, r io.ReaderAt, size int64, dir string, want []Hash) (ZipSum, error) {
+	zipPath := name
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return ZipSum{}, &PackageError{Path: dir, Err: errors.New("install directory is not empty")}
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -43,15 +61,6 @@ func (o Options) Install(ctx context.Context, zipPath, dir string, want []Hash) 
 			os.RemoveAll(tmp)
 		}
 	}()
-	f, err := os.Open(zipPath)
-	if err != nil {
-		return ZipSum{}, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return ZipSum{}, &PackageError{Path: zipPath, Err: err}
-	}
 	out := func(e *zipEntry) (io.WriteCloser, error) {
 		p := filepath.Join(tmp, filepath.FromSlash(e.name))
 		if e.isDir {
@@ -68,7 +77,7 @@ func (o Options) Install(ctx context.Context, zipPath, dir string, want []Hash) 
 		// memory (see inflate.go).
 		return os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	}
-	sum, err := o.hashZip(ctx, zipPath, f, info.Size(), out)
+	sum, err := o.hashZip(ctx, zipPath, r, size, out)
 	if err != nil {
 		return ZipSum{}, err
 	}

@@ -68,7 +68,7 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 	if endOff >= 20 && (count == 0xffff || dirSize == 0xffffffff || dirOff == 0xffffffff) {
 		var loc [20]byte
 		if _, err := r.ReadAt(loc[:], endOff-20); err != nil {
-			return nil, formatErr("reading zip64 locator: %v", err)
+			return nil, formatErr("reading zip64 locator: %w", err)
 		}
 		if binary.LittleEndian.Uint32(loc[:]) == sigLoc64 {
 			off := binary.LittleEndian.Uint64(loc[8:])
@@ -77,7 +77,7 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 			}
 			var r64 [56]byte
 			if _, err := r.ReadAt(r64[:], int64(off)); err != nil {
-				return nil, formatErr("reading zip64 record: %v", err)
+				return nil, formatErr("reading zip64 record: %w", err)
 			}
 			if binary.LittleEndian.Uint32(r64[:]) != sigEnd64 {
 				return nil, formatErr("bad zip64 end of central directory record")
@@ -100,7 +100,7 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 	}
 	dir := make([]byte, dirSize)
 	if _, err := r.ReadAt(dir, int64(dirOff)); err != nil {
-		return nil, formatErr("reading central directory: %v", err)
+		return nil, formatErr("reading central directory: %w", err)
 	}
 	entries := make([]zipEntry, 0, count)
 	var total int64

@@ -1,6 +1,9 @@
 package source
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 type acceptArchivesKey struct{}
 
@@ -37,3 +40,33 @@ func ArchivesAccepted(ctx context.Context) bool {
 	ok, _ := ctx.Value(acceptArchivesKey{}).(bool)
 	return ok
 }
+
+// A PendingArchive is a package archive a [Fetcher] is still downloading
+// into [Fetched.Archive], handed over under [AcceptArchives] so that the
+// caller reads it as it arrives instead of after the download: the cache
+// extracts and hashes a large provider while its bytes are still coming.
+//
+// What the origin states that needs no bytes (the signed checksums listing
+// the package) has been checked before it is handed over; what needs the
+// bytes (their zh:, the size) is the caller's to check against
+// [Fetched.Hashes] on what it read, as for a complete Archive, and nothing
+// may be published before Wait has returned nil.
+type PendingArchive interface {
+	// ReadAt reads the archive, waiting until the bytes asked for have
+	// arrived. It fails with the download's error if the download failed
+	// first, or with an error wrapping [ErrArchiveRestarted].
+	ReadAt(p []byte, off int64) (int, error)
+	// Size is the archive's size.
+	Size() int64
+	// Wait waits for the download to end and returns its error: nil once
+	// Archive is complete and holds the bytes ReadAt returned. It must be
+	// called once, also after a failed read (the download stops with the
+	// context the Fetch was given).
+	Wait() error
+}
+
+// ErrArchiveRestarted is wrapped by the error of [PendingArchive.ReadAt]
+// when the download had to start again from its first byte (a retried
+// request): what was read may not be what the archive finally holds. The
+// caller waits for Wait and reads the complete archive.
+var ErrArchiveRestarted = errors.New("the archive's download restarted")

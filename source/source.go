@@ -155,6 +155,11 @@ type Fetched struct {
 	// archive within Limits, computes its h1: and checks it against
 	// Hashes.
 	Archive string
+	// Pending, set only with Archive, is that archive while it is still
+	// being downloaded (see [PendingArchive]): the caller may read it
+	// before its last byte has arrived, and must call its Wait, which
+	// also ends the download's own checks. Nil when Archive is complete.
+	Pending PendingArchive
 	// Limits are the limits of the source that delivered Archive, which
 	// the caller applies when it extracts.
 	Limits Limits

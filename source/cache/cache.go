@@ -312,6 +312,9 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 
 // publish verifies what a fill brought (f: files in pkgDir, or an archive
 // to extract under work) against want and publishes it as an entry.
+//
+// An archive still arriving (f.Pending) is read as it comes, and its
+// download has ended before anything is published.
 func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, want []hash.Hash, work, pkgDir string, f *source.Fetched) (Entry, error) {
 	var err error
 	var h1 hash.Hash

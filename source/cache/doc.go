@@ -39,6 +39,17 @@
 // source that extracts itself (git, a local directory) hands over files,
 // which the cache hashes once.
 //
+// A source may hand the archive over while it is still downloading
+// (source.PendingArchive: the registry does for a large provider once the
+// signed checksums list it). The cache then reads it as its bytes arrive,
+// into the fill's own work directory, and waits for the download's end
+// before it publishes anything: what it read is checked against the zh:
+// the source stated, and the download against the bytes read. If the read
+// fails, the complete archive is checked against the stated zh: first, so
+// that bytes that are not the package's are reported as a checksum
+// mismatch, not as a malformed archive; a download that restarted is read
+// again, whole.
+//
 // # Credentials
 //
 // A module address may carry credentials (the user information of a URL,

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,9 +48,10 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	}
 	var computed []hash.Hash
 	if f.Archive != "" {
-		lim := f.Limits.WithDefaults()
-		o := hash.Options{Module: isModule(pkg), MaxSize: lim.MaxBytes, MaxFiles: lim.MaxEntries, MaxRatio: -1}
-		sum, err := o.HashZip(ctx, f.Archive)
+		o := archiveOptions(f, isModule(pkg))
+		sum, err := readArchive(f, func(r io.ReaderAt, size int64) (hash.ZipSum, error) {
+			return o.HashZipReader(ctx, r, size)
+		})
 		if err != nil {
 			return Entry{}, false, &source.Error{Source: f.Location, Package: pkg, Err: archiveErr(err)}
 		}

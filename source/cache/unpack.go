@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/tflock/tflock/hash"
@@ -21,10 +22,13 @@ import (
 // An archive holding symbolic links, which that one-pass reader does not
 // create, goes through the extractor the sources share (which allows links
 // that resolve inside the package) and is hashed after extraction.
+//
+// An archive still arriving (f.Pending) is read as its bytes come.
 func unpack(ctx context.Context, f *source.Fetched, dir string, module bool) (hash.ZipSum, error) {
-	lim := f.Limits.WithDefaults()
-	o := hash.Options{Module: module, MaxSize: lim.MaxBytes, MaxFiles: lim.MaxEntries, MaxRatio: -1}
-	sum, err := o.Install(ctx, f.Archive, dir, nil)
+	o := archiveOptions(f, module)
+	sum, err := readArchive(f, func(r io.ReaderAt, size int64) (hash.ZipSum, error) {
+		return o.InstallReader(ctx, f.Archive, r, size, dir, nil)
+	})
 	switch {
 	case err == nil:
 		return sum, nil
@@ -34,7 +38,7 @@ func unpack(ctx context.Context, f *source.Fetched, dir string, module bool) (ha
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return hash.ZipSum{}, err
 	}
-	if err := archive.ExtractZipFile(ctx, f.Archive, dir, archive.Options{Limits: lim, Symlinks: true, Module: module}); err != nil {
+	if err := archive.ExtractZipFile(ctx, f.Archive, dir, archive.Options{Limits: f.Limits.WithDefaults(), Symlinks: true, Module: module}); err != nil {
 		return hash.ZipSum{}, err
 	}
 	if sum.ZH, err = hash.ZH(f.Archive); err != nil {
@@ -53,4 +57,66 @@ func archiveErr(err error) error {
 		return fmt.Errorf("%w: %w", source.ErrTooLarge, err)
 	}
 	return err
+}
+
+// archiveOptions are the hashing options for reading the archive f
+// delivered: its source's limits, and the module rule for a module.
+func archiveOptions(f *source.Fetched, module bool) hash.Options {
+	lim := f.Limits.WithDefaults()
+	return hash.Options{Module: module, MaxSize: lim.MaxBytes, MaxFiles: lim.MaxEntries, MaxRatio: -1}
+}
+
+// readArchive runs read on the archive f delivered. An archive still
+// arriving (f.Pending) is read as its bytes come; then its download is
+// waited for and f.Pending cleared: the file is then complete, or the
+// download's error is returned. When reading it failed, the complete
+// archive is checked against the zh: its source stated, so that bytes that
+// are not the package's report a checksum mismatch, as they do when a
+// source checks a download before handing it over. An archive whose
+// download restarted is read again, whole, from the file.
+func readArchive(f *source.Fetched, read func(r io.ReaderAt, size int64) (hash.ZipSum, error)) (hash.ZipSum, error) {
+	if p := f.Pending; p != nil {
+		sum, err := read(p, p.Size())
+		werr := p.Wait()
+		f.Pending = nil
+		switch {
+		case werr != nil:
+			return hash.ZipSum{}, werr
+		case err == nil:
+			return sum, nil
+		case !errors.Is(err, source.ErrArchiveRestarted):
+			if merr := checkStatedZH(f); merr != nil {
+				return hash.ZipSum{}, merr
+			}
+			return hash.ZipSum{}, err
+		}
+	}
+	file, err := os.Open(f.Archive)
+	if err != nil {
+		return hash.ZipSum{}, err
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return hash.ZipSum{}, err
+	}
+	return read(file, info.Size())
+}
+
+// checkStatedZH returns an error wrapping source.ErrChecksumMismatch if
+// the archive f delivered is not the one whose zh: its source stated.
+func checkStatedZH(f *source.Fetched) error {
+	for _, h := range f.Hashes {
+		if h.Scheme() != hash.SchemeZH {
+			continue
+		}
+		got, err := hash.ZH(f.Archive)
+		if err != nil {
+			return err
+		}
+		if got != h {
+			return fmt.Errorf("%w: the source reported %s but the archive hashes to %s", source.ErrChecksumMismatch, h, got)
+		}
+	}
+	return nil
 }

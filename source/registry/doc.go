@@ -30,6 +30,18 @@
 // once the download response is in, and the zip is extracted only after
 // the signed checksums are verified and list it.
 //
+// Under [source.AcceptArchives] (a cache fill) the zip is handed over
+// unextracted, in [source.Fetched.Archive]. A zip of 8 MiB or more is
+// handed over while it downloads ([source.PendingArchive]): when the
+// download's response announces its size, the last 64 KiB (the central
+// directory) are asked for at once with a ranged GET, and once they and the
+// verified signed checksums are in, Fetch returns; the caller reads the
+// archive as it arrives and checks its zh:, and the pending archive's Wait
+// checks that the file holds the bytes the ranged request sent (a
+// difference wraps [source.ErrChecksumMismatch]). A server that does not
+// answer the ranged request with exactly that range, and smaller packages,
+// are handed over once downloaded and checked.
+//
 // Fetched.Origin and [Source.Checksums] report, as OpenTofu records them,
 // the zh: of every file in the signed SHA256SUMS (SignedBy the key ID,
 // Registries the host, Platforms from the file name) and every hash of the

@@ -96,8 +96,31 @@ func (c *client) get(ctx context.Context, r request) (*response, error) {
 // before each attempt, and returns the number of bytes written.
 func (c *client) download(ctx context.Context, r request, f *os.File, w io.Writer, reset func()) (int64, error) {
 	n, err := c.x.Download(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset)
+	return n, downloadErr(err)
+}
+
+// tailBytes is how much of a large download's end is asked for apart, so
+// that the archive's central directory is there before the rest: the
+// largest end of central directory record (with its comment) and some
+// room for the directory itself.
+const tailBytes = 64<<10 + 22
+
+// streamMin is the smallest package handed over while it downloads: below
+// it the download is short anyway, and the extra request for its end
+// would cost more than it saves. A variable for tests.
+var streamMin int64 = 8 << 20
+
+// startDownload starts streaming a package into f and w in the background
+// (httpx.Client.StartDownload), asking for a large one's end apart.
+func (c *client) startDownload(ctx context.Context, r request, f *os.File, w io.Writer, reset func()) *httpx.Stream {
+	return c.x.StartDownload(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset, tailBytes, streamMin)
+}
+
+// downloadErr makes a download beyond the limit an error wrapping
+// source.ErrTooLarge.
+func downloadErr(err error) error {
 	if errors.Is(err, httpx.ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
 		err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
 	}
-	return n, err
+	return err
 }

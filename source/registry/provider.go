@@ -14,6 +14,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -23,6 +24,7 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/display"
+	"github.com/tflock/tflock/source/internal/httpx"
 )
 
 // providerVersionsResponse is the body of GET :namespace/:type/versions.
@@ -671,6 +673,7 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 // is done with it, checks the metadata against the signed checksums.
 func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, verify func() error) (_ *source.Fetched, err error) {
 	handOver := source.ArchivesAccepted(ctx)
+	keep := false // the archive is handed over still downloading
 	var stage string
 	var tmp *os.File
 	if handOver {
@@ -683,6 +686,9 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 			return nil, err
 		}
 		defer func() {
+			if keep {
+				return // the pendingZip's
+			}
 			tmp.Close()
 			if err != nil {
 				os.Remove(tmp.Name())
@@ -696,10 +702,50 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 		defer done()
 	}
 	var h hash.Hash
+	var handedOver atomic.Bool // the caller checks the zh: of what it reads
 	pr := s.newProgress(ctx, pkg)
-	sum := writerFunc(func(b []byte) (int, error) { return h.Write(b) })
-	n, err := s.c.download(ctx, request{url: m.downloadURL, started: pr.start}, tmp, io.MultiWriter(sum, pr), func() { h = sha256.New() })
-	if err != nil {
+	sum := writerFunc(func(b []byte) (int, error) {
+		if handedOver.Load() {
+			return len(b), nil
+		}
+		return h.Write(b)
+	})
+	req := request{url: m.downloadURL, started: pr.start}
+	reset := func() { h = sha256.New() }
+	var n int64
+	if handOver {
+		// A large archive is handed over while it downloads (see
+		// pendingZip), once the signed checksums list it.
+		dctx, stop := context.WithCancel(ctx)
+		st := s.c.startDownload(dctx, req, tmp, io.MultiWriter(sum, pr), reset)
+		if size, ok := st.Size(); ok {
+			if err := verify(); err != nil {
+				stop()
+				st.Wait()
+				return nil, err
+			}
+			if d, ok := m.packages[m.platform]; ok && d.size > 0 && d.size != size {
+				stop()
+				st.Wait()
+				return nil, fmt.Errorf("%w: %s is %d bytes, but the registry reports %d", source.ErrChecksumMismatch, redact(m.downloadURL), size, d.size)
+			}
+			handedOver.Store(true)
+			keep = true
+			return &source.Fetched{
+				Location: redact(m.downloadURL),
+				Size:     size,
+				Hashes:   append([]tfhash.Hash{m.shasum}, statedH1(m)...),
+				Archive:  tmp.Name(),
+				Pending:  &pendingZip{st: st, f: tmp, size: size, stop: stop, done: func() { pr.finish(redact(m.downloadURL)) }},
+				Limits:   s.o.Limits,
+			}, nil
+		}
+		n, err = st.Wait()
+		stop()
+		if err != nil {
+			return nil, downloadErr(err)
+		}
+	} else if n, err = s.c.download(ctx, req, tmp, io.MultiWriter(sum, pr), reset); err != nil {
 		return nil, err
 	}
 	pr.finish(redact(m.downloadURL))
@@ -715,14 +761,7 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	if d, ok := m.packages[m.platform]; ok && d.size > 0 && d.size != n {
 		return nil, fmt.Errorf("%w: %s is %d bytes, but the registry reports %d", source.ErrChecksumMismatch, redact(m.downloadURL), n, d.size)
 	}
-	var statedH1 []tfhash.Hash // h1: the registry states for this package
-	if d, ok := m.packages[m.platform]; ok {
-		for _, x := range d.hashes {
-			if x.Scheme() == tfhash.SchemeH1 {
-				statedH1 = append(statedH1, x)
-			}
-		}
-	}
+	statedH1 := statedH1(m)
 	if handOver {
 		// The caller (the cache) extracts and hashes the archive in one
 		// read, and checks the h1: stated here against what it computes.
@@ -760,6 +799,62 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 		Size:     n,
 		Hashes:   []tfhash.Hash{h1, zh},
 	}, nil
+}
+
+// statedH1 returns the h1: hashes the registry states for m's package.
+func statedH1(m *downloadMeta) []tfhash.Hash {
+	var hs []tfhash.Hash
+	if d, ok := m.packages[m.platform]; ok {
+		for _, x := range d.hashes {
+			if x.Scheme() == tfhash.SchemeH1 {
+				hs = append(hs, x)
+			}
+		}
+	}
+	return hs
+}
+
+// pendingZip is a provider archive handed over while it downloads: the
+// cache reads it as its bytes arrive. Before it is handed over the signed
+// checksums have been verified to list the package's shasum (and its size,
+// when the registry states one, checked); the caller checks the zh: of
+// the bytes it read against that shasum, and Wait checks that the file
+// holds those bytes.
+type pendingZip struct {
+	st   *httpx.Stream
+	f    *os.File
+	size int64
+	stop func() // ends the download's context
+	done func() // reports the download's end
+}
+
+func (p *pendingZip) Size() int64 { return p.size }
+
+func (p *pendingZip) ReadAt(b []byte, off int64) (int, error) {
+	n, err := p.st.ReadAt(b, off)
+	if errors.Is(err, httpx.ErrRestarted) {
+		err = fmt.Errorf("%w: %w", source.ErrArchiveRestarted, err)
+	}
+	return n, err
+}
+
+func (p *pendingZip) Wait() error {
+	_, err := p.st.Wait()
+	p.stop()
+	err = downloadErr(err)
+	if errors.Is(err, httpx.ErrInconsistent) {
+		err = fmt.Errorf("%w: %w", source.ErrChecksumMismatch, err)
+	}
+	cerr := p.f.Close()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(p.f.Name())
+		return err
+	}
+	p.done()
+	return nil
 }
 
 type writerFunc func([]byte) (int, error)

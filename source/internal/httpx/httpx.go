@@ -323,6 +323,8 @@ type Request struct {
 	// Started, for downloads, is called with the announced size (or 0)
 	// when a response starts arriving, once per attempt.
 	Started func(total int64)
+
+	byteRange string // a Range header, for Stream's tail
 }
 
 // Response is a metadata response read into memory.
@@ -339,6 +341,9 @@ func (c *Client) newRequest(ctx context.Context, r Request) (*http.Request, erro
 		return nil, fmt.Errorf("GET %s: %w", Redact(r.URL), stripURLError(err))
 	}
 	req.Header.Set("User-Agent", c.o.UserAgent)
+	if r.byteRange != "" {
+		req.Header.Set("Range", r.byteRange)
+	}
 	if r.Token != "" {
 		if TokenAllowed(r.URL, c.o.LoopbackHTTPTokens) {
 			req.Header.Set("Authorization", "Bearer "+r.Token)

@@ -1,6 +1,7 @@
 package registrytest
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -47,6 +49,14 @@ const (
 	// WrongH1: the packages field lists a wrong h1: hash for every
 	// platform.
 	WrongH1
+	// TruncatedFirst: the first whole download of each provider package
+	// (a request without a Range header) announces its full length but
+	// sends only half of it; later ones are whole.
+	TruncatedFirst
+	// RangeMismatch: a ranged request of a provider package (one with a
+	// Range header) gets bytes that differ from the package's: the last
+	// byte of the range is changed.
+	RangeMismatch
 )
 
 // Options configure a [Server]. The zero value serves the fixtures honestly
@@ -72,6 +82,10 @@ type Options struct {
 	// HTTP/2 (as public registries do) and HTTP/1.1, and [Server.Client]
 	// speaks HTTP/2, so concurrent requests share one connection.
 	HTTP1 bool
+	// NoRanges makes file downloads ignore Range headers (a full 200
+	// response), as some servers do. Default false: files are served
+	// with ranges, as public download hosts serve them.
+	NoRanges bool
 }
 
 // PackageInfo describes one generated provider package.
@@ -106,6 +120,7 @@ type Server struct {
 	requests  atomic.Int64
 	mu        sync.Mutex
 	perPath   map[string]int
+	truncated map[string]int       // TruncatedFirst's downloads, by path
 	providers map[string]*provider // by "host/ns/type"
 	modules   map[string]*module   // by "host/ns/name/system"
 	files     map[string][]byte    // by path
@@ -173,7 +188,7 @@ func Start(fx Fixtures, opts Options) (*Server, error) {
 	}
 	s := &Server{
 		Hosts: opts.Hosts, Host: opts.Hosts[0], KeyID: keys[0].keyID, PublicKey: keys[0].armored, PartnerKey: keys[2].armored,
-		opts: opts, perPath: map[string]int{}, providers: map[string]*provider{}, modules: map[string]*module{},
+		opts: opts, perPath: map[string]int{}, truncated: map[string]int{}, providers: map[string]*provider{}, modules: map[string]*module{},
 		files: map[string][]byte{}, keys: keys,
 	}
 	if s.trustSig, err = keys[2].armoredSign([]byte(keys[0].armored)); err != nil {
@@ -755,11 +770,51 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, p string) {
 			}
 			panic(http.ErrAbortHandler)
 		}
+	case TruncatedFirst:
+		if isPkg && r.Header.Get("Range") == "" {
+			s.mu.Lock()
+			first := s.truncated[p] == 0
+			s.truncated[p]++
+			s.mu.Unlock()
+			if first {
+				w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+				w.WriteHeader(http.StatusOK)
+				_, _ = w.Write(data[:len(data)/2])
+				if rc := http.NewResponseController(w); rc != nil {
+					_ = rc.Flush()
+				}
+				panic(http.ErrAbortHandler)
+			}
+		}
 	case BadSignature:
 		if strings.HasSuffix(p, ".sig") {
 			data = s.files[strings.TrimSuffix(p, ".sig")+".badsig"]
 		}
 	}
-	w.Header().Set("Content-Length", fmt.Sprint(len(data)))
-	_, _ = w.Write(data)
+	if s.opts.NoRanges {
+		r.Header.Del("Range")
+	} else if isPkg && r.Header.Get("Range") != "" && Fault(s.fault.Load()) == RangeMismatch {
+		data = slices.Clone(data)
+		if from, to, ok := oneRange(r.Header.Get("Range"), len(data)); ok && to > from {
+			data[to-1] ^= 0xff
+		}
+	}
+	// The standard library's file server: ranges, Content-Length,
+	// conditional requests, as a real download host answers.
+	http.ServeContent(w, r, path.Base(p), time.Time{}, bytes.NewReader(data))
+}
+
+// oneRange parses a Range header asking for one range "bytes=A-B" of a
+// file of n bytes, returning [A, B+1).
+func oneRange(h string, n int) (from, to int, ok bool) {
+	a, b, ok := strings.Cut(strings.TrimPrefix(h, "bytes="), "-")
+	if !ok {
+		return 0, 0, false
+	}
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || x > y || y >= n {
+		return 0, 0, false
+	}
+	return x, y + 1, true
 }
