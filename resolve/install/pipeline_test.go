@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
@@ -78,7 +79,7 @@ func TestProvidersLockPipelined(t *testing.T) {
 		platforms = append(platforms, pl)
 	}
 	res, err := install.Init(context.Background(), install.Options{
-		Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: client}), Cache: c, Lock: lockfile.New(),
+		Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: client}), Cache: c, Resolve: resolve.Options{Lock: lockfile.New()},
 		ProvidersLock: true, Platforms: platforms,
 	})
 	if err != nil {
