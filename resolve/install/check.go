@@ -24,10 +24,11 @@ import (
 // its flavour and default registry host, the state's requirements).
 // Check uses Dir, FS, Config, InstallDir, Platform, Requirements,
 // StateFile, Flavor, Header, Variables and, of Resolve, Lock,
-// DevOverrides, Reattach (validated only), DefaultHost and
-// TranslatePredecessor (validated only); the fields about resolving,
-// fetching and installing (Source, Cache, Resolve's upgrade, UnifyModules,
-// Concurrency and ProviderPicked, ...) are ignored.
+// DevOverrides and Reattach (providers neither required in the lock file
+// nor checked, as in OpenTofu), DefaultHost and TranslatePredecessor
+// (validated only); the fields about resolving, fetching and installing
+// (Source, Cache, Resolve's Upgrade, UpgradeProviders, UpgradeModules,
+// UnifyModules, Concurrency and ProviderPicked, ...) are ignored.
 type CheckOptions = Options
 
 // CheckedProvider is a selected provider's installed package.
@@ -181,7 +182,9 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	for _, q := range reqs {
 		switch p := q.Package.(type) {
 		case source.ProviderPackage:
-			if p.Addr.IsBuiltIn() || slices.Contains(opts.Resolve.DevOverrides, p.Addr) {
+			// Dev overrides and reattached providers are not locked
+			// (OpenTofu marks both "overridden" and skips them).
+			if p.Addr.IsBuiltIn() || slices.Contains(opts.Resolve.DevOverrides, p.Addr) || slices.Contains(s.reattached, p.Addr) {
 				continue
 			}
 			if _, ok := byAddr[p.Addr]; !ok {

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"slices"
 
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/lockfile"
@@ -61,8 +63,9 @@ type Options struct {
 	// Reattach is the value of TF_REATTACH_PROVIDERS (Init does not read
 	// the environment): as in tofu, those providers are running already
 	// and unmanaged: never looked up, fetched or installed, and their
-	// lock entries are left as they are. An invalid value fails Init and
-	// Check with a [*resolve.ReattachError] before anything is read.
+	// lock entries are left as they are; Check neither requires nor
+	// checks them, as for DevOverrides. An invalid value fails Init and
+	// Check with a [*resolve.ReattachError].
 	//
 	// DefaultHost is the registry host of every address without one: in
 	// the configuration, the state, the lock file's module sources and
@@ -317,6 +320,8 @@ type settings struct {
 	ownCache  string
 	platforms []source.Platform
 	noDir     bool // no configuration directory (LockProvider, LockModule)
+	// reattached are the providers Resolve.Reattach names.
+	reattached []tfaddr.Provider
 	// translate carries the locked versions of the hashicorp providers of
 	// Terraform's registry over to OpenTofu's, as tofu does: off only when
 	// Terraform's flavour is asked for.
@@ -412,9 +417,11 @@ func (o Options) common() (*settings, error) {
 		}
 	}
 	if s.Resolve.Reattach != "" {
-		if _, err := resolve.ParseReattach(s.Resolve.Reattach, s.Resolve.DefaultHost); err != nil {
+		ps, err := resolve.ParseReattach(s.Resolve.Reattach, s.Resolve.DefaultHost)
+		if err != nil {
 			return nil, err
 		}
+		s.reattached = ps
 	}
 	return s, nil
 }
