@@ -3,6 +3,7 @@ package install_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -160,5 +161,30 @@ func TestOptionsTranslatePredecessorFollowsFlavor(t *testing.T) {
 	res := initAndWrite(t, opts)
 	if res.Flavor != install.FlavorOpenTofu || len(res.Selection.Providers) != 2 {
 		t.Errorf("OpenTofu's flavour with TranslatePredecessor: %v, %d providers", res.Flavor, len(res.Selection.Providers))
+	}
+}
+
+// Outside providers-lock mode, where Init has no use of its own for the
+// hook, a caller's ProviderPicked is called with each listed provider's
+// pick as Resolve calls it: not for a dev override, and with the pick the
+// Selection holds.
+func TestInitCallerProviderPicked(t *testing.T) {
+	w := startWorld(t)
+	dns := tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/dns")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": cloudAndDNSAny})
+	var mu sync.Mutex
+	var picks []resolve.ProviderPick
+	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Resolve: resolve.Options{
+		DevOverrides: []tfaddr.Provider{dns},
+		ProviderPicked: func(_ context.Context, p resolve.ProviderPick) {
+			mu.Lock()
+			defer mu.Unlock()
+			picks = append(picks, p)
+		},
+	}})
+	want := res.Selection.Provider(tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud"))
+	if len(picks) != 1 || want == nil || picks[0].Addr != want.Addr || picks[0].Version != want.Version || picks[0].Reason != want.Reason {
+		t.Errorf("picks reported %+v, want only the Selection's cloud pick %+v", picks, want)
 	}
 }
