@@ -39,14 +39,19 @@ type Options struct {
 	// over FS. Init does not change it.
 	Config *resolve.Config
 	// Resolve are the solver's settings, which Init hands to
-	// [resolve.Resolve] as they are, and Check reads as Init does, apart
-	// from what follows.
+	// [resolve.Resolve] whole, and Check reads as Init does, with the
+	// differences below.
 	//
 	// Lock is the previous lock file. Nil (unlike Resolve's "no lock
 	// file"): DIR/.terraform.lock.hcl is read leniently, as tofu reads it
 	// (a missing file is an empty lock file; malformed hashes and unknown
 	// blocks are kept, with warnings in [Result.Warnings]); to start from
-	// no lock file, pass [lockfile.New]. Init never changes it.
+	// no lock file, pass [lockfile.New]. Init never changes it; what it
+	// hands the solver is this file as it applies to the configuration
+	// (its module entries keyed by source bound to their calls, and the
+	// calls it lacks that the previous install holds kept at their
+	// installed version: see "Living beside tofu and terraform" in the
+	// package doc).
 	//
 	// Upgrade (tofu's -upgrade), UpgradeProviders and UpgradeModules
 	// ignore the locked versions of every package, of these providers
@@ -67,11 +72,11 @@ type Options struct {
 	// checks them, as for DevOverrides. An invalid value fails Init and
 	// Check with a [*resolve.ReattachError].
 	//
-	// DefaultHost is the registry host of every address without one: in
-	// the configuration, the state, the lock file's module sources and
-	// Reattach (not only Reattach, as for Resolve alone). Default
-	// [resolve.DefaultRegistryHost], or [TerraformRegistryHost] when
-	// Flavor is [FlavorTerraform].
+	// DefaultHost is the registry host of every address without one that
+	// Init and Check read: the configuration's provider and module sources
+	// and Reattach's keys (not only Reattach's, as for Resolve alone).
+	// Default [resolve.DefaultRegistryHost], or [TerraformRegistryHost]
+	// when Flavor is [FlavorTerraform].
 	//
 	// Concurrency bounds every lookup running at once (version lists,
 	// checksums, module fetches), which mostly wait on the network, and
