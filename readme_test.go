@@ -13,6 +13,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
@@ -50,8 +51,9 @@ func initDir(ctx context.Context, dir string, srcOpts install.SourcesOptions, ca
 	if diags.HasErrors() {
 		return "", diags // the CLI configuration's errors, with file:line
 	}
-	res, err := install.Init(ctx, install.Options{Dir: dir, Lock: lock, Source: srcs.Source, Cache: sharedCache,
-		DevOverrides: srcs.DevOverrides, PluginCacheDir: srcs.PluginCacheDir})
+	res, err := install.Init(ctx, install.Options{Dir: dir, Source: srcs.Source, Cache: sharedCache,
+		PluginCacheDir: srcs.PluginCacheDir,
+		Resolve:        resolve.Options{Lock: lock, DevOverrides: srcs.DevOverrides}})
 	if err != nil {
 		return "", err // conflicts name every constraint and its file:line; checksum errors name both hashes
 	}

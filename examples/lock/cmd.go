@@ -166,16 +166,18 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 	out := &printer{w: stdout}
 	defer out.flush()
 	opts := install.Options{
-		Upgrade:       c.upgrade,
+		Resolve: resolve.Options{
+			Upgrade:      c.upgrade,
+			UnifyModules: c.unifyModules,
+			// Providers a debugger runs already: not installed, not locked.
+			Reattach: os.Getenv("TF_REATTACH_PROVIDERS"),
+		},
 		ReadOnly:      c.readOnly,
 		ProvidersLock: c.providersLock,
 		Platforms:     c.platforms,
 		Events:        out,
 		Flavor:        c.flavor,
-		UnifyModules:  c.unifyModules,
-		// Providers a debugger runs already: not installed, not locked.
-		Reattach:  os.Getenv("TF_REATTACH_PROVIDERS"),
-		Variables: resolve.Variables{Args: c.varArgs},
+		Variables:     resolve.Variables{Args: c.varArgs},
 	}
 	if c.cacheDir != "" {
 		co := cache.Options{Events: out}
@@ -205,14 +207,14 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		}
 		opts.Dir = c.work
 		opts.Source = w.Source
-		opts.DefaultHost = installtest.RegistryHost
+		opts.Resolve.DefaultHost = installtest.RegistryHost
 	} else {
 		opts.Dir = c.dir
 		src, overrides, pluginCache, err := c.realSources(ctx, out)
 		if err != nil {
 			return err
 		}
-		opts.Source, opts.DevOverrides, opts.PluginCacheDir = src, overrides, pluginCache
+		opts.Source, opts.Resolve.DevOverrides, opts.PluginCacheDir = src, overrides, pluginCache
 	}
 	// The local backend's state: the providers its resources use stay
 	// locked after the configuration stops naming them, as in tofu.

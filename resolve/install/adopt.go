@@ -168,7 +168,7 @@ func (r *run) bindSourceLocks(calls []*resolve.ModuleCall) {
 	if !hasSourceModules(r.prev) {
 		return
 	}
-	if r.prev == r.s.Lock {
+	if r.prev == r.s.Resolve.Lock {
 		c := r.prev.Clone()
 		if r.locked == r.prev {
 			r.locked = c

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 )
@@ -78,7 +79,7 @@ func TestRegistryModuleKeptAfterTofuRewrite(t *testing.T) {
 		t.Errorf("no change reported for vpc: %v", res.Changes)
 	}
 	// Asked to upgrade, the call moves on.
-	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), UpgradeModules: []string{"vpc"}})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Resolve: resolve.Options{UpgradeModules: []string{"vpc"}}})
 	if v := res.Lock.Module("vpc").Version.String(); v != "1.1.0" {
 		t.Errorf("upgraded vpc = %s, want 1.1.0", v)
 	}
@@ -147,7 +148,7 @@ func TestGitModuleCommitKeptAfterTofuRewrite(t *testing.T) {
 		t.Errorf("tofu's checkout was replaced on the re-run: %v", err)
 	}
 	// -upgrade moves to the branch's head.
-	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Upgrade: true})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Resolve: resolve.Options{Upgrade: true}})
 	if got := res.Lock.Module("net").Commit; got != head {
 		t.Errorf("upgraded net commit = %s, want the head %s", got, head)
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
@@ -225,8 +226,8 @@ func lockOnce(b *testing.B, srv benchRegistry, dir, cacheDir string, serial bool
 	}
 	src := registry.NewSource(registry.Options{HTTPClient: client})
 	res, err := install.Init(context.Background(), install.Options{
-		Dir: dir, Source: src, Cache: c, Lock: lockfile.New(),
-		ProvidersLock: true, Platforms: plats, Concurrency: concurrency,
+		Dir: dir, Source: src, Cache: c, Resolve: resolve.Options{Lock: lockfile.New(), Concurrency: concurrency},
+		ProvidersLock: true, Platforms: plats,
 	})
 	if err != nil {
 		b.Fatal(err)

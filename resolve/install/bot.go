@@ -42,7 +42,8 @@ type LockProviderOptions struct {
 	Cache *cache.Cache
 	// Events receives progress reports. Default nil: discarded.
 	Events source.Events
-	// Concurrency and DownloadConcurrency are as in [Options].
+	// Concurrency is as in [Options.Resolve], DownloadConcurrency as in
+	// [Options].
 	Concurrency, DownloadConcurrency int
 	// Header is the header flavour of the new lock file, as in [Options].
 	Header lockfile.Header
@@ -94,9 +95,10 @@ func LockProvider(ctx context.Context, opts LockProviderOptions) (*Result, error
 		return nil, fmt.Errorf("install: provider %s: version %s: %w", opts.Addr.ForDisplay(), opts.Version, err)
 	}
 	r, cleanup, err := newBotRun(Options{
-		Lock: prev, Source: opts.Source, Cache: opts.Cache, Events: opts.Events,
-		ProvidersLock: true, Platforms: opts.Platforms, UpgradeProviders: []tfaddr.Provider{opts.Addr},
-		Concurrency: opts.Concurrency, DownloadConcurrency: opts.DownloadConcurrency, Header: opts.Header,
+		Resolve: resolve.Options{Lock: prev, UpgradeProviders: []tfaddr.Provider{opts.Addr}, Concurrency: opts.Concurrency},
+		Source:  opts.Source, Cache: opts.Cache, Events: opts.Events,
+		ProvidersLock: true, Platforms: opts.Platforms,
+		DownloadConcurrency: opts.DownloadConcurrency, Header: opts.Header,
 	})
 	if err != nil {
 		return nil, err
@@ -105,7 +107,7 @@ func LockProvider(ctx context.Context, opts LockProviderOptions) (*Result, error
 	// The solver checks that the source lists the version (and says which
 	// versions it has if not); the constraints recorded are the caller's.
 	req := resolve.Requirement{Package: source.ProviderPackage{Addr: opts.Addr}, Constraints: exact}
-	sel, err := resolve.Resolve(ctx, []resolve.Requirement{req}, r.lister, r.resolveOptions())
+	sel, err := resolve.Resolve(ctx, []resolve.Requirement{req}, r.lister, r.resolveOptions(nil))
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +144,7 @@ type LockModuleOptions struct {
 	// DefaultHost is the registry host of addresses without one. Default
 	// [resolve.DefaultRegistryHost].
 	DefaultHost string
-	// Concurrency is as in [Options].
+	// Concurrency is as in [Options.Resolve].
 	Concurrency int
 	// Header is the header flavour of the new lock file, as in [Options].
 	Header lockfile.Header
@@ -171,9 +173,8 @@ func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 		prev = lockfile.New()
 	}
 	r, cleanup, err := newBotRun(Options{
-		Lock: prev, Source: opts.Source, Cache: opts.Cache, Events: opts.Events,
-		DefaultHost: opts.DefaultHost, Concurrency: opts.Concurrency, Header: opts.Header,
-		UpgradeModules: []string{opts.Call},
+		Resolve: resolve.Options{Lock: prev, DefaultHost: opts.DefaultHost, Concurrency: opts.Concurrency, UpgradeModules: []string{opts.Call}},
+		Source:  opts.Source, Cache: opts.Cache, Events: opts.Events, Header: opts.Header,
 	})
 	if err != nil {
 		return nil, err
@@ -183,7 +184,7 @@ func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel, err := resolve.Resolve(ctx, mod.Requirements, r.lister, r.resolveOptions())
+	sel, err := resolve.Resolve(ctx, mod.Requirements, r.lister, r.resolveOptions(nil))
 	if err != nil {
 		return nil, err
 	}

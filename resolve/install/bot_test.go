@@ -37,12 +37,12 @@ func lockFor(t *testing.T, w *installtest.World, files map[string]string, prev *
 	t.Helper()
 	dir := t.TempDir()
 	writeFiles(t, dir, files)
-	opts := install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Lock: prev, DefaultHost: installtest.RegistryHost}
+	opts := install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Resolve: resolve.Options{Lock: prev, DefaultHost: installtest.RegistryHost}}
 	for _, u := range upgrade {
 		if strings.Contains(u, "/") {
-			opts.UpgradeProviders = append(opts.UpgradeProviders, mustAddr(t, u).Addr)
+			opts.Resolve.UpgradeProviders = append(opts.Resolve.UpgradeProviders, mustAddr(t, u).Addr)
 		} else {
-			opts.UpgradeModules = append(opts.UpgradeModules, u)
+			opts.Resolve.UpgradeModules = append(opts.Resolve.UpgradeModules, u)
 		}
 	}
 	if providersLock {

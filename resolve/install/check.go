@@ -22,10 +22,13 @@ import (
 // configuration, a lock file and an install directory are read the same
 // way by both (directories, platform, the lock file as read leniently,
 // its flavour and default registry host, the state's requirements).
-// Check uses Dir, FS, Config, Lock, InstallDir, Platform, DevOverrides,
-// Reattach, Requirements, StateFile, DefaultHost, Flavor, Header and
-// Variables; the fields about fetching and installing (Source, Cache, the
-// upgrade and concurrency settings, ...) are ignored.
+// Check uses Dir, FS, Config, InstallDir, Platform, Requirements,
+// StateFile, Flavor, Header, Variables and, of Resolve, Lock,
+// DevOverrides and Reattach (providers neither required in the lock file
+// nor checked, as in OpenTofu), DefaultHost and TranslatePredecessor
+// (validated only); the fields about resolving, fetching and installing
+// (Source, Cache, Resolve's Upgrade, UpgradeProviders, UpgradeModules,
+// UnifyModules, Concurrency and ProviderPicked, ...) are ignored.
 type CheckOptions = Options
 
 // CheckedProvider is a selected provider's installed package.
@@ -158,7 +161,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, lock := s.Options, s.Lock
+	opts, lock := s.Options, s.Resolve.Lock
 	reqs, err := checkRequirements(opts)
 	if err != nil {
 		return nil, err
@@ -179,7 +182,9 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	for _, q := range reqs {
 		switch p := q.Package.(type) {
 		case source.ProviderPackage:
-			if p.Addr.IsBuiltIn() || slices.Contains(opts.DevOverrides, p.Addr) {
+			// Dev overrides and reattached providers are not locked
+			// (OpenTofu marks both "overridden" and skips them).
+			if p.Addr.IsBuiltIn() || slices.Contains(opts.Resolve.DevOverrides, p.Addr) || slices.Contains(s.reattached, p.Addr) {
 				continue
 			}
 			if _, ok := byAddr[p.Addr]; !ok {
@@ -309,7 +314,7 @@ func installProblem(errs *[]error, problems *[]Problem, kind ProblemKind, pkg so
 // every module modules.json lists, or the root module and its local
 // modules when there is no manifest.
 func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
-	ropts := resolve.ReadOptions{DefaultHost: opts.DefaultHost, Variables: opts.Variables}
+	ropts := resolve.ReadOptions{DefaultHost: opts.Resolve.DefaultHost, Variables: opts.Variables}
 	man, err := ReadManifest(filepath.Join(opts.InstallDir, "modules", ManifestFile))
 	if err != nil {
 		return nil, err

@@ -68,8 +68,8 @@
 // fetched. Only a tag that now points elsewhere than the lock records is
 // "moved".
 //
-// Modes, as in OpenTofu: [Options.Upgrade] (or upgrading named providers
-// and module calls), [Options.ReadOnly] (refuse to change the selections,
+// Modes, as in OpenTofu: Upgrade in [Options.Resolve] (or upgrading named
+// providers and module calls), [Options.ReadOnly] (refuse to change the selections,
 // for CI; a lock file with no module block, as tofu writes it, has not
 // adopted module locking: its module calls are installed unlocked with one
 // warning) and [Options.ProvidersLock] ("tofu providers lock": record the
@@ -107,10 +107,10 @@
 // EventResolving events count each package listed once.
 //
 // Lookups (version lists, checksums, module fetches) mostly wait on the
-// network and run up to [Options.Concurrency] at once (default 64);
+// network and run up to Concurrency of [Options.Resolve] at once (default 64);
 // provider package downloads, which also extract and hash, are bounded
-// separately by [Options.DownloadConcurrency] (default 4 per CPU, at
-// least 8). In ProvidersLock mode each provider's checksums are asked for
+// separately by [Options.DownloadConcurrency] (default 32, or 4 per CPU
+// if more). In ProvidersLock mode each provider's checksums are asked for
 // as soon as its own version is chosen ([resolve.Options.ProviderPicked]),
 // not after every provider has been listed. resolve/install/BENCHMARKS.md
 // has the figures: 50 providers for 4 platforms in 1.39-1.47 times the
@@ -144,6 +144,25 @@
 // Init at all ([WriteLock] writes it atomically). A package that matches none of the
 // recorded hashes fails the run with a [*ChecksumError], which wraps
 // [source.ErrChecksumMismatch] and a [*hash.MismatchError].
+//
+// # Settings
+//
+// [Options] holds what Init reads, and Check too: [CheckOptions] is the
+// same struct, normalized in one place for both, so that the two never
+// read one configuration differently. Its Resolve field is the solver's
+// own [resolve.Options], which Init hands to [resolve.Resolve] whole, with
+// install's defaults: a nil Lock reads DIR/.terraform.lock.hcl leniently,
+// DefaultHost and TranslatePredecessor follow the lock file's [Flavor],
+// Concurrency bounds every lookup (checksums and module fetches too), and
+// a ProviderPicked the caller sets is called beside Init's own use of it.
+// The field doc says what each one means to Init and Check.
+//
+// Options used to re-state the solver's settings as fields of its own:
+// Lock, Upgrade, UpgradeProviders, UpgradeModules, UnifyModules,
+// DevOverrides, Reattach, DefaultHost and Concurrency moved into Resolve,
+// with the same meaning and defaults, so that
+// install.Options{Lock: l, Upgrade: true} is now
+// install.Options{Resolve: resolve.Options{Lock: l, Upgrade: true}}.
 //
 // # Sources
 //

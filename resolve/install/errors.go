@@ -35,6 +35,19 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("reading the configuration in %s: %s", e.Dir, strings.Join(errs, "; "))
 }
 
+// OptionsError reports settings of [Options] that contradict each other.
+// Init and Check return it before anything is read or fetched.
+type OptionsError struct {
+	// Field is the field at fault, such as "Resolve.TranslatePredecessor".
+	Field string
+	// Reason says why, and what to set instead.
+	Reason string
+}
+
+func (e *OptionsError) Error() string {
+	return fmt.Sprintf("install: Options.%s: %s", e.Field, e.Reason)
+}
+
 // ChecksumError reports a package whose contents match none of the
 // checksums recorded in the lock file, or none of those its origin vouches
 // for (a registry's signed checksums) when the lock file records none.

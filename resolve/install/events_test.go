@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -152,7 +153,7 @@ func TestInitFailureMidInstall(t *testing.T) {
 	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: staticFixtures(), Cache: c, Upgrade: true, PluginCacheDir: blocker})
+	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: staticFixtures(), Cache: c, Resolve: resolve.Options{Upgrade: true}, PluginCacheDir: blocker})
 	if err == nil {
 		t.Fatal("Init with a plugin cache that is a file succeeded")
 	}

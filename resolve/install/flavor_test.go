@@ -11,6 +11,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -147,7 +148,7 @@ func TestFlavorTerraformNotes(t *testing.T) {
 	}
 	writeFiles(t, dir, map[string]string{"main.tf": strings.Replace(providersOnlyConfig, `"~> 1.0"`, `"1.1.0"`, 1)})
 	// The file is Terraform's now: its flavour is kept without asking.
-	res, err = install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: openCache(t), Upgrade: true})
+	res, err = install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: openCache(t), Resolve: resolve.Options{Upgrade: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/registry"
@@ -241,7 +242,7 @@ module "sub" {
 	// A cold cache gives the same lock file.
 	dir3 := t.TempDir()
 	writeFiles(t, dir3, map[string]string{"main.tf": mustRead(t, filepath.Join(dir, "main.tf"))})
-	res4, err := install.Init(context.Background(), install.Options{Dir: dir3, Source: src, Lock: lockfile.New()})
+	res4, err := install.Init(context.Background(), install.Options{Dir: dir3, Source: src, Resolve: resolve.Options{Lock: lockfile.New()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,18 +67,18 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	reqs := r.requirements()
-	ropts := r.resolveOptions()
+	var prefetch func(context.Context, resolve.ProviderPick)
 	if s.ProvidersLock {
 		// Ask for each provider's checksums as soon as its version is
 		// known, instead of after every provider is listed: the slowest
 		// listing then delays only its own provider. The answer is
 		// remembered (r.memo) for lockProvider; a failure is reported
 		// there.
-		ropts.ProviderPicked = func(ctx context.Context, p resolve.ProviderPick) {
+		prefetch = func(ctx context.Context, p resolve.ProviderPick) {
 			_, _ = r.checksums(ctx, r.firstPlatform(p))
 		}
 	}
-	sel, err := resolve.Resolve(ctx, reqs, r.lister, ropts)
+	sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions(prefetch))
 	if err != nil {
 		var unknown *resolve.UnknownPackageError
 		if errors.As(err, &unknown) {
@@ -134,11 +134,11 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 // newRun starts the state of one run (an Init, or a [LockProvider] or
 // [LockModule] call).
 func newRun(s *settings) *run {
-	r := &run{s: s, prev: s.Lock, locked: s.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	r := &run{s: s, prev: s.Resolve.Lock, locked: s.Resolve.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
 	if !s.noDir {
 		r.readInstalledModules()
 	}
-	for _, d := range s.Lock.Warnings() {
+	for _, d := range s.Resolve.Lock.Warnings() {
 		r.warnings = append(r.warnings, diagnosticText(d))
 	}
 	r.lister = &runLister{r: r}
@@ -178,24 +178,28 @@ type run struct {
 	lockUpdates map[tfaddr.Provider]*lockUpdate
 }
 
-func (r *run) resolveOptions() resolve.Options {
-	return resolve.Options{
-		Lock:             r.locked,
-		Upgrade:          r.s.Upgrade,
-		UpgradeProviders: r.s.UpgradeProviders,
-		UpgradeModules:   r.s.UpgradeModules,
-		DevOverrides:     r.s.DevOverrides,
-		Reattach:         r.s.Reattach,
-		UnifyModules:     r.s.UnifyModules,
-		DefaultHost:      r.s.DefaultHost,
-		Concurrency:      r.s.Concurrency,
-
-		TranslatePredecessor: r.s.translate,
+// resolveOptions are the options of every [resolve.Resolve] call of the
+// run: the caller's Options.Resolve, normalized, with the lock file the
+// run treats as locked, the translation its flavour asks for and, when
+// own is not nil, own called for each provider pick after the caller's
+// ProviderPicked.
+func (r *run) resolveOptions(own func(context.Context, resolve.ProviderPick)) resolve.Options {
+	o := r.s.Resolve
+	o.Lock = r.locked
+	o.TranslatePredecessor = r.s.translate
+	if caller := o.ProviderPicked; own != nil && caller != nil {
+		o.ProviderPicked = func(ctx context.Context, p resolve.ProviderPick) {
+			caller(ctx, p)
+			own(ctx, p)
+		}
+	} else if own != nil {
+		o.ProviderPicked = own
 	}
+	return o
 }
 
 func (r *run) readOptions() resolve.ReadOptions {
-	return resolve.ReadOptions{DefaultHost: r.s.DefaultHost, Variables: r.s.Variables}
+	return resolve.ReadOptions{DefaultHost: r.s.Resolve.DefaultHost, Variables: r.s.Variables}
 }
 
 func (r *run) requirements() []resolve.Requirement {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
@@ -166,7 +167,7 @@ func TestInitUpgrade(t *testing.T) {
 	if v := res.Lock.Provider(awsAddr).Version.String(); v != "5.0.0" {
 		t.Fatalf("without upgrade aws = %s, want the locked 5.0.0", v)
 	}
-	res = initAndWrite(t, install.Options{Dir: dir, Source: static, Cache: c, UpgradeProviders: []tfaddr.Provider{awsAddr}})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: static, Cache: c, Resolve: resolve.Options{UpgradeProviders: []tfaddr.Provider{awsAddr}}})
 	if v := res.Lock.Provider(awsAddr).Version.String(); v != "5.1.0" {
 		t.Fatalf("with upgrade aws = %s, want 5.1.0", v)
 	}
@@ -436,7 +437,7 @@ func TestCheckEditedLock(t *testing.T) {
 	res := initAndWrite(t, install.Options{Dir: dir, Source: staticFixtures(), Cache: openCache(t)})
 	lf := res.Lock.Clone()
 	lf.Provider(awsAddr).Version = versions.MustParse("4.9.0")
-	_, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Lock: lf})
+	_, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Resolve: resolve.Options{Lock: lf}})
 	var ie *install.InconsistentLockError
 	if !errors.As(err, &ie) || len(ie.Problems) != 1 {
 		t.Fatalf("Check = %v, want one inconsistency", err)

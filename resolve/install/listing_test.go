@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
 )
@@ -21,7 +22,7 @@ func TestListedOncePerPackage(t *testing.T) {
 	rec := &recorder{}
 	runInit := func(upgrade bool) *install.Result {
 		t.Helper()
-		res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: c, Events: rec, Upgrade: upgrade})
+		res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: c, Events: rec, Resolve: resolve.Options{Upgrade: upgrade}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -147,7 +147,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 		return nil, nil
 	}
 	for _, e := range edits {
-		ms, err := address.ParseModuleSourceWith(e.new, address.Options{DefaultRegistryHost: cmp.Or(r.s.DefaultHost, resolve.DefaultRegistryHost)})
+		ms, err := address.ParseModuleSourceWith(e.new, address.Options{DefaultRegistryHost: cmp.Or(r.s.Resolve.DefaultHost, resolve.DefaultRegistryHost)})
 		if err != nil {
 			return nil, err
 		}

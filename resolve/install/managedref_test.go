@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source/oci/ocitest"
@@ -144,7 +145,7 @@ func TestInitManagedRefs(t *testing.T) {
 	if len(res.Rewritten) != 0 || res.Lock.Module("network").Version.String() != "1.1.0" {
 		t.Errorf("without -upgrade: rewritten %+v", res.Rewritten)
 	}
-	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Upgrade: true})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Resolve: resolve.Options{Upgrade: true}})
 	want = managedConfig(">= 1.0.0", "v2.0.0", ">= 1.0.0", installtest.Storage+"?tag=1.1.0")
 	if got := readText(t, mainTF); got != want {
 		t.Errorf("main.tf after -upgrade:\n%s\nwant:\n%s", got, want)
@@ -220,14 +221,14 @@ func TestInitManagedRefSharedLocalModule(t *testing.T) {
 
 	writeFiles(t, dir, map[string]string{"shared/main.tf": shared("~> 1.0", "v1.0.0")})
 	before := snapshot(t, dir)
-	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, UpgradeModules: []string{"a"}})
+	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, Resolve: resolve.Options{UpgradeModules: []string{"a"}}})
 	if err == nil || !strings.Contains(err.Error(), `module calls "a.net" and "b.net" share the source at `+sharedTF+`:3`) {
 		t.Errorf("upgrading one of the calls: %v, want a conflict", err)
 	}
 	if snapshot(t, dir) != before {
 		t.Error("the failed run changed the directory")
 	}
-	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Upgrade: true})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Resolve: resolve.Options{Upgrade: true}})
 	if got := readText(t, sharedTF); got != shared("~> 1.0", "v1.1.0") || len(res.Rewritten) != 1 {
 		t.Errorf("after -upgrade, shared/main.tf:\n%s\nrewritten %+v", got, res.Rewritten)
 	}

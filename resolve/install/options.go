@@ -38,11 +38,67 @@ type Options struct {
 	// the root module, and Dir is used as with FS. It takes precedence
 	// over FS. Init does not change it.
 	Config *resolve.Config
-	// Lock is the previous lock file. Default: Dir/.terraform.lock.hcl is
-	// read leniently, as tofu reads it (a missing file is an empty lock
-	// file; malformed hashes and unknown blocks are kept, with warnings in
-	// [Result.Warnings]). Init never changes it.
-	Lock *lockfile.File
+	// Resolve are the solver's settings, which Init hands to
+	// [resolve.Resolve] whole, and Check reads as Init does, with the
+	// differences below.
+	//
+	// Lock is the previous lock file. Nil (unlike Resolve's "no lock
+	// file"): DIR/.terraform.lock.hcl is read leniently, as tofu reads it
+	// (a missing file is an empty lock file; malformed hashes and unknown
+	// blocks are kept, with warnings in [Result.Warnings]); to start from
+	// no lock file, pass [lockfile.New]. Init never changes it; what it
+	// hands the solver is this file as it applies to the configuration
+	// (its module entries keyed by source bound to their calls, and the
+	// calls it lacks that the previous install holds kept at their
+	// installed version: see "Living beside tofu and terraform" in the
+	// package doc).
+	//
+	// Upgrade (tofu's -upgrade), UpgradeProviders and UpgradeModules
+	// ignore the locked versions of every package, of these providers
+	// only, or of these module calls and the calls nested in them.
+	// UnifyModules makes every call of the same module source share one
+	// version, chosen against the constraints of all of them, as the
+	// lock file of the module-locking RFC (one entry per source) needs:
+	// constraints that cannot be met together fail Init with a
+	// [*resolve.ConflictError] naming each call's file and line. Default:
+	// each call is resolved on its own constraint, as tofu does.
+	//
+	// DevOverrides are providers served from local directories (see
+	// [Sources.DevOverrides]): never looked up, installed or locked.
+	// Reattach is the value of TF_REATTACH_PROVIDERS (Init does not read
+	// the environment): as in tofu, those providers are running already
+	// and unmanaged: never looked up, fetched or installed, and their
+	// lock entries are left as they are; Check neither requires nor
+	// checks them, as for DevOverrides. An invalid value fails Init and
+	// Check with a [*resolve.ReattachError].
+	//
+	// DefaultHost is the registry host of every address without one that
+	// Init and Check read: the configuration's provider and module sources
+	// and Reattach's keys (not only Reattach's, as for Resolve alone).
+	// Default [resolve.DefaultRegistryHost], or [TerraformRegistryHost]
+	// when Flavor is [FlavorTerraform].
+	//
+	// Concurrency bounds every lookup running at once (version lists,
+	// checksums, module fetches), which mostly wait on the network, and
+	// not only the listings. If less than or equal to 0, a default
+	// (currently 64) is used. Provider package downloads, which also
+	// extract and hash, are bounded by the smaller of Concurrency and
+	// [Options.DownloadConcurrency].
+	//
+	// TranslatePredecessor is decided by Flavor: Init carries the locked
+	// versions of Terraform's hashicorp providers over to OpenTofu's
+	// unless [FlavorTerraform] is asked for (see [Init]). A false value
+	// does not turn it off (ask for FlavorTerraform); true with
+	// FlavorTerraform contradicts the flavour and is refused with a
+	// [*OptionsError].
+	//
+	// ProviderPicked, if set, is called as Resolve calls it, with each
+	// provider's pick as soon as that provider's versions are known. Init
+	// keeps its own use of the hook: in ProvidersLock mode it asks for
+	// each provider's checksums as soon as its pick is known, after the
+	// caller's function returns. Check resolves nothing and never calls
+	// it.
+	Resolve resolve.Options
 	// Source lists and fetches every package: providers, registry modules
 	// and remote modules. A [*Dispatch] routes each kind to its own source.
 	// Wrap it in [source.Memoize] yourself only if it is shared by several
@@ -76,20 +132,6 @@ type Options struct {
 	// package source/cache, "Damage", for what that trust covers and what
 	// it does not). Default false.
 	Reverify bool
-	// Upgrade ignores every locked version. Default false.
-	Upgrade bool
-	// UpgradeProviders ignores the locked versions of these providers only.
-	UpgradeProviders []tfaddr.Provider
-	// UpgradeModules ignores the locked versions of these module calls and
-	// of the calls nested in them.
-	UpgradeModules []string
-	// UnifyModules makes every call of the same module source share one
-	// version, chosen against the constraints of all of them, as the
-	// lock file of the module-locking RFC (one entry per source) needs:
-	// constraints that cannot be met together fail Init with a
-	// [*resolve.ConflictError] naming each call's file and line. Default
-	// false: each call is resolved on its own constraint, as tofu does.
-	UnifyModules bool
 	// ReadOnly refuses to change the dependency selections (tofu's
 	// -lockfile=readonly): Init fails with a [*LockChangedError] if a
 	// version, constraint or pin would change, and only warns when hashes
@@ -108,17 +150,6 @@ type Options struct {
 	// that differs from the selection is a warning. Read-only runs never
 	// rewrite: such a ref fails them with a [*ManagedRefError].
 	KeepManagedRefs bool
-	// DevOverrides are providers served from local directories: never
-	// looked up, installed or locked.
-	DevOverrides []tfaddr.Provider
-	// Reattach is the value of TF_REATTACH_PROVIDERS (Init does not read
-	// the environment): a JSON object keyed by provider address, without
-	// a host meaning DefaultHost's. As in tofu, those providers are
-	// running already and unmanaged: never looked up, fetched or
-	// installed, and their lock entries are left as they are. An invalid
-	// value fails Init with a [*resolve.ReattachError] before anything is
-	// read. Default "": none.
-	Reattach string
 	// Requirements are extra requirements, such as the providers a state
 	// still uses ([resolve.StateRequirements]). Default none.
 	Requirements []resolve.Requirement
@@ -129,22 +160,13 @@ type Options struct {
 	// state yet; an unreadable one fails Init with a [*resolve.StateError]
 	// naming it. Default "": no state is read.
 	StateFile string
-	// DefaultHost is the registry host of addresses without one. Default
-	// [resolve.DefaultRegistryHost].
-	DefaultHost string
 	// Variables are the root module's input variable values (-var,
 	// -var-file) for the early evaluation of module sources and
 	// versions; the zero value reads terraform.tfvars, *.auto.tfvars and
 	// TF_VAR_* as OpenTofu does. See [resolve.Variables].
 	Variables resolve.Variables
-	// Concurrency bounds the lookups (version lists, checksums, module
-	// fetches) running at once, which mostly wait on the network. If less
-	// than or equal to 0, a default (currently 64) is used. Provider
-	// package downloads, which also extract and hash, are bounded by the
-	// smaller of Concurrency and [Options.DownloadConcurrency].
-	Concurrency int
 	// DownloadConcurrency bounds the provider packages downloaded,
-	// extracted and hashed at once. If less than or equal to 0, a default
+	// extracted and hashed at once; never more than Resolve.Concurrency. If less than or equal to 0, a default
 	// of 32 (or 4 per CPU, runtime.GOMAXPROCS, if more) is used: sized for
 	// the network's latency rather than the CPUs, since a download mostly
 	// waits, and a package is hashed as it is read (memory does not grow
@@ -303,6 +325,8 @@ type settings struct {
 	ownCache  string
 	platforms []source.Platform
 	noDir     bool // no configuration directory (LockProvider, LockModule)
+	// reattached are the providers Resolve.Reattach names.
+	reattached []tfaddr.Provider
 	// translate carries the locked versions of the hashicorp providers of
 	// Terraform's registry over to OpenTofu's, as tofu does: off only when
 	// Terraform's flavour is asked for.
@@ -321,13 +345,13 @@ func (o Options) normalize() (*settings, error) {
 	if s.ProvidersLock && len(s.Platforms) > 0 {
 		s.platforms = s.Platforms
 	}
-	if s.Concurrency <= 0 {
-		s.Concurrency = defaultConcurrency
+	if s.Resolve.Concurrency <= 0 {
+		s.Resolve.Concurrency = defaultConcurrency
 	}
 	if s.DownloadConcurrency <= 0 {
 		s.DownloadConcurrency = max(32, 4*runtime.GOMAXPROCS(0))
 	}
-	s.DownloadConcurrency = min(s.DownloadConcurrency, s.Concurrency)
+	s.DownloadConcurrency = min(s.DownloadConcurrency, s.Resolve.Concurrency)
 	if s.Cache == nil {
 		dir, err := os.MkdirTemp("", "tflock-cache-")
 		if err != nil {
@@ -349,6 +373,9 @@ func (o Options) normalize() (*settings, error) {
 // (read as readLockFile reads it), its flavour and the default registry
 // host.
 func (o Options) common() (*settings, error) {
+	if o.Resolve.TranslatePredecessor && o.Flavor == FlavorTerraform {
+		return nil, &OptionsError{Field: "Resolve.TranslatePredecessor", Reason: "Terraform's flavour (FlavorTerraform) does not carry Terraform's hashicorp providers over to OpenTofu's; leave it false, or ask for another flavour"}
+	}
 	s := &settings{Options: o}
 	if s.Dir == "" {
 		s.Dir = "."
@@ -367,17 +394,17 @@ func (o Options) common() (*settings, error) {
 		}
 		s.Requirements = slices.Concat(s.Requirements, reqs)
 	}
-	if s.Lock == nil {
+	if s.Resolve.Lock == nil {
 		lf, err := readLockFile(s.Dir)
 		if err != nil {
 			return nil, err
 		}
-		s.Lock = lf
+		s.Resolve.Lock = lf
 	}
 	s.translate = o.Flavor != FlavorTerraform
 	if s.Flavor == FlavorAuto {
 		s.Flavor = FlavorOpenTofu
-		if s.Header == lockfile.HeaderTerraform || s.Lock.Header() == lockfile.HeaderTerraform {
+		if s.Header == lockfile.HeaderTerraform || s.Resolve.Lock.Header() == lockfile.HeaderTerraform {
 			s.Flavor = FlavorTerraform
 		}
 	}
@@ -385,19 +412,21 @@ func (o Options) common() (*settings, error) {
 	if s.Flavor == FlavorTerraform {
 		s.Header = lockfile.HeaderTerraform
 	}
-	if s.DefaultHost == "" {
-		s.DefaultHost = resolve.DefaultRegistryHost
+	if s.Resolve.DefaultHost == "" {
+		s.Resolve.DefaultHost = resolve.DefaultRegistryHost
 		if o.Flavor == FlavorTerraform {
 			// Asked for, not inherited: a file that only has Terraform's
 			// header keeps the host addresses are read with, as tofu
 			// reads them (its entries keep their own hosts).
-			s.DefaultHost = TerraformRegistryHost
+			s.Resolve.DefaultHost = TerraformRegistryHost
 		}
 	}
-	if s.Reattach != "" {
-		if _, err := resolve.ParseReattach(s.Reattach, s.DefaultHost); err != nil {
+	if s.Resolve.Reattach != "" {
+		ps, err := resolve.ParseReattach(s.Resolve.Reattach, s.Resolve.DefaultHost)
+		if err != nil {
 			return nil, err
 		}
+		s.reattached = ps
 	}
 	return s, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source/cache"
@@ -292,7 +293,7 @@ func TestBranchLock(t *testing.T) {
 			}
 
 			// -upgrade moves to the new head and says so.
-			up := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Upgrade: true})
+			up := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Resolve: resolve.Options{Upgrade: true}})
 			if got := installed(t, dir, "net", "main.tf"); got != "# moved on "+ref+"\n" {
 				t.Errorf("upgrade installed %q", got)
 			}

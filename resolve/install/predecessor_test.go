@@ -105,7 +105,7 @@ func TestInitPredecessorTranslation(t *testing.T) {
 	}
 
 	// -upgrade ignores it, as any lock entry.
-	res = initAndWrite(t, install.Options{Dir: dir, Source: src, Cache: c, Upgrade: true})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: src, Cache: c, Resolve: resolve.Options{Upgrade: true}})
 	if v := res.Lock.Provider(tofuAWS).Version.String(); v != "1.1.0" {
 		t.Errorf("upgrade: aws %s, want 1.1.0", v)
 	}

@@ -23,7 +23,7 @@ import (
 )
 
 func (r *run) upgradingProvider(addr tfaddr.Provider) bool {
-	return r.s.Upgrade || slices.Contains(r.s.UpgradeProviders, addr)
+	return r.s.Resolve.Upgrade || slices.Contains(r.s.Resolve.UpgradeProviders, addr)
 }
 
 // providerFetch is one provider package brought into the cache, or found
@@ -80,7 +80,7 @@ func (r *run) installedMatch(ctx context.Context, pkg source.ProviderPackage, wa
 // their hashes in next.
 func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *lockfile.File) ([]ProviderResult, error) {
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(r.s.Concurrency)
+	g.SetLimit(r.s.Resolve.Concurrency)
 	var mu sync.Mutex
 	var fetched []providerFetch
 	add := map[tfaddr.Provider][]hash.Hash{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
@@ -125,7 +126,7 @@ func TestProvidersLockStoresOnlyThisPlatform(t *testing.T) {
 func lockProviders(t *testing.T, srv *registrytest.Server, dir string, c *cache.Cache, plats []source.Platform, addr string) (*install.Result, []hash.Hash) {
 	t.Helper()
 	res, err := install.Init(context.Background(), install.Options{
-		Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: srv.Client()}), Cache: c, Lock: lockfile.New(),
+		Dir: dir, Source: registry.NewSource(registry.Options{HTTPClient: srv.Client()}), Cache: c, Resolve: resolve.Options{Lock: lockfile.New()},
 		ProvidersLock: true, Platforms: plats,
 	})
 	if err != nil {

@@ -38,7 +38,7 @@ func TestInitReattach(t *testing.T) {
 	dnsDir := filepath.Join(dir, ".terraform", "providers", installtest.RegistryHost, "acme", "dns")
 	c := openCache(t)
 
-	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Reattach: reattachDNS})
+	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Resolve: resolve.Options{Reattach: reattachDNS}})
 	if res.Lock.Provider(dns) != nil || res.Lock.Provider(cloud) == nil {
 		t.Errorf("lock with dns reattached:\n%s", res.Lock.Bytes())
 	}
@@ -72,7 +72,7 @@ func TestInitReattach(t *testing.T) {
 `})
 	lockBefore := string(res.Lock.Bytes())
 	before := w.Requests()
-	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Reattach: reattachDNS})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Resolve: resolve.Options{Reattach: reattachDNS}})
 	if string(res.Lock.Bytes()) != lockBefore || len(res.Changes) != 0 {
 		t.Errorf("the lock changed with dns reattached: %v\n%s", res.Changes, res.Lock.Bytes())
 	}
@@ -82,7 +82,7 @@ func TestInitReattach(t *testing.T) {
 
 	// An invalid value fails before anything is read or written.
 	snap := snapshot(t, dir)
-	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, Reattach: `{"acme/dns": 1}`})
+	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, Resolve: resolve.Options{Reattach: `{"acme/dns": 1}`}})
 	var re *resolve.ReattachError
 	if !errors.As(err, &re) {
 		t.Errorf("invalid reattach value: %v, want a *resolve.ReattachError", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cache/ocitier"
@@ -97,7 +98,7 @@ func installOnce(b *testing.B, origin *registrytest.Server, remote cache.Remote,
 	client.Transport = counted
 	b.StartTimer()
 	res, err := install.Init(context.Background(), install.Options{
-		Dir: dir, Source: registrysrc.NewSource(registrysrc.Options{HTTPClient: client}), Cache: c, Lock: lock,
+		Dir: dir, Source: registrysrc.NewSource(registrysrc.Options{HTTPClient: client}), Cache: c, Resolve: resolve.Options{Lock: lock},
 	})
 	if err != nil {
 		b.Fatal(err)

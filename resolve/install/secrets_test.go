@@ -16,6 +16,7 @@ import (
 
 	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/internal/leaktest"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -328,7 +329,7 @@ func TestCredentialsNeverLeave(t *testing.T) {
 		t.Errorf("fresh directory: %d downloads, want 0", res.Downloads)
 	}
 
-	run("upgrade", dir, install.Options{Upgrade: true})
+	run("upgrade", dir, install.Options{Resolve: resolve.Options{Upgrade: true}})
 }
 
 // checkManifestSources checks that modules.json records each call's source

@@ -90,7 +90,7 @@ type Sources struct {
 	Source *Dispatch
 	// DevOverrides are the providers the CLI configuration's
 	// dev_overrides serve from local directories, sorted by address:
-	// pass them as [Options.DevOverrides].
+	// pass them as DevOverrides in [Options.Resolve].
 	DevOverrides []tfaddr.Provider
 	// PluginCacheDir is the shared provider cache directory
 	// (plugin_cache_dir, TF_PLUGIN_CACHE_DIR), or "": pass it as

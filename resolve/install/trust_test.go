@@ -11,6 +11,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -169,9 +170,9 @@ func TestUpgradeVerifiesUnchangedVersions(t *testing.T) {
 		opts install.Options
 		call string
 	}{
-		{"provider", install.Options{UpgradeProviders: []tfaddr.Provider{tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud")}}, ""},
-		{"module", install.Options{UpgradeModules: []string{"vpc"}}, "vpc"},
-		{"all", install.Options{Upgrade: true}, ""},
+		{"provider", install.Options{Resolve: resolve.Options{UpgradeProviders: []tfaddr.Provider{tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud")}}}, ""},
+		{"module", install.Options{Resolve: resolve.Options{UpgradeModules: []string{"vpc"}}}, "vpc"},
+		{"all", install.Options{Resolve: resolve.Options{Upgrade: true}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts

@@ -8,9 +8,10 @@ import (
 
 // checkFetched makes sure that the final selection picks, for every remote
 // module call, the version fetched and read while walking the tree. They
-// differ only when [Options.UnifyModules] joins a call to calls of the same
-// source read later, deeper in the tree, whose constraints exclude the
-// version fetched first: the tree read would not be the tree locked.
+// differ only when UnifyModules ([Options.Resolve]) joins a call to calls
+// of the same source read later, deeper in the tree, whose constraints
+// exclude the version fetched first: the tree read would not be the tree
+// locked.
 func (r *run) checkFetched(sel *resolve.Selection) error {
 	for _, pick := range sel.Modules {
 		mf := r.fetched[pick.Call]

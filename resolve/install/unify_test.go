@@ -49,7 +49,7 @@ func TestInitUnifyModules(t *testing.T) {
 	}
 
 	// Unified: one version both allow.
-	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, UnifyModules: true})
+	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Resolve: resolve.Options{UnifyModules: true}})
 	for _, call := range []string{"app.vpc", "utils.vpc"} {
 		if ml := res.Lock.Module(call); ml == nil || ml.Version.String() != "1.0.0" || ml.Constraints != ">= 1.0.0, < 1.1.0" {
 			t.Errorf("unified %s = %+v, want 1.0.0 under both constraints", call, ml)
@@ -62,7 +62,7 @@ func TestInitUnifyModules(t *testing.T) {
 	// Constraints in conflict: both files and lines, nothing written.
 	writeFiles(t, dir, twoCallers(">= 1.1.0", "< 1.1.0"))
 	before := snapshot(t, dir)
-	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, UnifyModules: true})
+	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, Resolve: resolve.Options{UnifyModules: true}})
 	var ce *resolve.ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("conflict: %v, want a *resolve.ConflictError", err)
@@ -115,7 +115,7 @@ func TestInitUnifyModulesAcrossLevels(t *testing.T) {
 	if v := res.Lock.Module("vpc").Version.String(); v != "1.1.0" {
 		t.Errorf("separately: vpc %s, want 1.1.0", v)
 	}
-	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), UnifyModules: true})
+	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), Resolve: resolve.Options{UnifyModules: true}})
 	if err == nil || !strings.Contains(err.Error(), `module "vpc": `+vpcSourceWorld+` was fetched at 1.1.0, but the calls of the same source found deeper in the tree need 1.0.0 together`) {
 		t.Errorf("unified across levels: %v", err)
 	}

@@ -149,7 +149,7 @@ module "network" {
 `,
 	})
 	c := openCache(t)
-	want, err := install.Init(context.Background(), install.Options{Dir: src, Source: w.Source, Cache: c, DefaultHost: installtest.RegistryHost})
+	want, err := install.Init(context.Background(), install.Options{Dir: src, Source: w.Source, Cache: c, Resolve: resolve.Options{DefaultHost: installtest.RegistryHost}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ module "network" {
 		go func() {
 			defer wg.Done()
 			dir := t.TempDir()
-			res, err := install.Init(context.Background(), install.Options{Dir: dir, Config: cfg, Source: w.Source, Cache: c, DefaultHost: installtest.RegistryHost})
+			res, err := install.Init(context.Background(), install.Options{Dir: dir, Config: cfg, Source: w.Source, Cache: c, Resolve: resolve.Options{DefaultHost: installtest.RegistryHost}})
 			if err != nil {
 				t.Errorf("init %d: %v", i, err)
 				return

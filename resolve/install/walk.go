@@ -119,16 +119,16 @@ func (r *run) walk(ctx context.Context) error {
 		}
 		var reqs []resolve.Requirement
 		for _, q := range r.requirements() {
-			if _, ok := q.Package.(source.ModulePackage); ok && (want[q.Call] != nil || r.s.UnifyModules) {
+			if _, ok := q.Package.(source.ModulePackage); ok && (want[q.Call] != nil || r.s.Resolve.UnifyModules) {
 				reqs = append(reqs, q)
 			}
 		}
-		sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions())
+		sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions(nil))
 		if err != nil {
 			return err
 		}
 		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(r.s.Concurrency)
+		g.SetLimit(r.s.Resolve.Concurrency)
 		var mu sync.Mutex
 		var done []*moduleFetch
 		for _, pick := range sel.Modules {
@@ -170,10 +170,10 @@ func (r *run) walk(ctx context.Context) error {
 
 // upgradingModule reports whether the call's locked version is ignored.
 func (r *run) upgradingModule(call string) bool {
-	if r.s.Upgrade {
+	if r.s.Resolve.Upgrade {
 		return true
 	}
-	for _, u := range r.s.UpgradeModules {
+	for _, u := range r.s.Resolve.UpgradeModules {
 		if call == u || strings.HasPrefix(call, u+".") {
 			return true
 		}

@@ -13,6 +13,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -143,7 +144,7 @@ func TestWorldRegistryGitOCI(t *testing.T) {
 	// The same lock file from a cold cache (downloads, same result).
 	dir2 := t.TempDir()
 	writeFiles(t, dir2, map[string]string{"main.tf": worldConfig})
-	res3, err := install.Init(context.Background(), install.Options{Dir: dir2, Source: w.Source, Lock: lockfile.New()})
+	res3, err := install.Init(context.Background(), install.Options{Dir: dir2, Source: w.Source, Resolve: resolve.Options{Lock: lockfile.New()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,14 +159,14 @@ func TestWorldUpgradeModule(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"main.tf": worldConfig})
 	lf := lockfile.New()
 	lf.SetModule(&lockfile.ModuleLock{Path: "network", Source: installtest.Network, Version: mustV("1.0.0"), Constraints: "~> 1.0"})
-	res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Lock: lf})
+	res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Resolve: resolve.Options{Lock: lf}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v := res.Lock.Module("network").Version.String(); v != "1.0.0" {
 		t.Fatalf("network = %s, want the locked 1.0.0", v)
 	}
-	res, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Lock: res.Lock, UpgradeModules: []string{"network"}})
+	res, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Resolve: resolve.Options{Lock: res.Lock, UpgradeModules: []string{"network"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 )
 
@@ -24,7 +25,7 @@ func TestWriteLockNoteSpeaksOfModules(t *testing.T) {
 
 	run := func(t *testing.T, dir string) string {
 		t.Helper()
-		res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: c, DefaultHost: host})
+		res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: c, Resolve: resolve.Options{DefaultHost: host}})
 		if err != nil {
 			t.Fatal(err)
 		}
