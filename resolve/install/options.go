@@ -166,11 +166,12 @@ type Options struct {
 	// TF_VAR_* as OpenTofu does. See [resolve.Variables].
 	Variables resolve.Variables
 	// DownloadConcurrency bounds the provider packages downloaded,
-	// extracted and hashed at once; never more than Resolve.Concurrency. If less than or equal to 0, a default
-	// of 32 (or 4 per CPU, runtime.GOMAXPROCS, if more) is used: sized for
-	// the network's latency rather than the CPUs, since a download mostly
-	// waits, and a package is hashed as it is read (memory does not grow
-	// with its size).
+	// extracted and hashed at once, never more than Resolve.Concurrency.
+	// If less than or equal to 0, a default of 32 (or 4 per CPU,
+	// runtime.GOMAXPROCS, if more) is used: sized for the network's
+	// latency rather than the CPUs, since a download mostly waits, and a
+	// package is hashed as it is read (memory does not grow with its
+	// size).
 	DownloadConcurrency int
 	// Events receives progress reports. Default nil: discarded.
 	Events source.Events
