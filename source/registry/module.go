@@ -2,12 +2,10 @@ package registry
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net/url"
 	"os"
 	"path"
@@ -405,19 +403,37 @@ func isLocalLocation(loc string) bool {
 	return false
 }
 
-// downloadArchive downloads a module archive over HTTP and extracts it.
+// downloadArchive downloads a module archive over HTTP and extracts it. A
+// zip archive fetched for a cache (source.AcceptArchives) is handed over
+// unextracted instead, for the cache to extract and hash in one read.
 func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url.URL, token string, format archive.Format, dir string) (_ *source.Fetched, err error) {
 	if u.Scheme != "https" && u.Scheme != "http" {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupportedLocation, redact(u))
+	}
+	pr := s.newProgress(ctx, pkg)
+	req := request{url: u, token: token, started: pr.start}
+	if format == archive.Zip && source.ArchivesAccepted(ctx) {
+		tmp, err := archiveFile(dir)
+		if err != nil {
+			return nil, err
+		}
+		n, err := s.c.download(ctx, req, tmp, pr, nil)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return nil, err
+		}
+		pr.finish(redact(u))
+		return &source.Fetched{Location: redact(u), Size: n, Archive: tmp.Name(), Limits: s.o.Limits}, nil
 	}
 	stage, tmp, done, err := stageDownload(dir, ".download-*")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	h := sha256.New()
-	pr := s.newProgress(ctx, pkg)
-	n, err := s.c.download(ctx, request{url: u, token: token, started: pr.start}, tmp, io.MultiWriter(h, pr), h.Reset)
+	n, err := s.c.download(ctx, req, tmp, pr, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -331,5 +332,50 @@ func TestLocalModuleLocationRefused(t *testing.T) {
 			}
 			nothingLeft(t, dir)
 		})
+	}
+}
+
+// A module zip fetched for the cache (source.AcceptArchives) is handed
+// over unextracted and read once by the cache: the entry is the module's
+// tree, hashed to the module h1: (VCS metadata left out), with the
+// location's subdirectory; a tar.gz is still extracted by the source.
+func TestModuleZipHandedOver(t *testing.T) {
+	fx := registrytest.Fixtures{Modules: []registrytest.Module{{Addr: "acme/net/aws", Versions: []registrytest.ModuleVersion{
+		{Version: "1.0.0", Delivery: registrytest.DeliverHeader, Subdir: "sub", Files: map[string]string{"sub/main.tf": "# net\n", ".git/config": "[core]\n", "README.md": "net\n"}},
+		{Version: "2.0.0", Files: map[string]string{"main.tf": "# net 2\n"}},
+	}}}}
+	srv := registrytest.New(t, fx, registrytest.Options{})
+	src, _ := newSource(srv, nil)
+	pkg := func(v string) source.ModulePackage {
+		return source.ModulePackage{Source: "registry.example.test/acme/net/aws", Version: versions.MustParse(v)}
+	}
+	f, err := src.Fetch(source.AcceptArchives(context.Background()), pkg("1.0.0"), filepath.Join(t.TempDir(), "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Archive == "" || f.Dir != "" || f.Subdir != "sub" {
+		t.Fatalf("Fetched Archive %q, Dir %q, Subdir %q; want the zip handed over, subdirectory sub", f.Archive, f.Dir, f.Subdir)
+	}
+	c, err := cache.Open(t.TempDir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		e, _, err := c.Fill(context.Background(), pkg(v), nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
+			return src.Fetch(ctx, pkg(v), dir)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := srv.ModuleH1("acme/net/aws", v)
+		if e.H1 != want {
+			t.Errorf("%s: entry h1 %s, want %s", v, e.H1, want)
+		}
+		if got, err := (hash.Options{Module: true}).H1Dir(context.Background(), e.Dir); err != nil || got != want {
+			t.Errorf("%s: the stored tree hashes to %s, %v; want %s", v, got, err, want)
+		}
+		if _, err := os.Stat(filepath.Join(e.Dir, ".git")); !os.IsNotExist(err) {
+			t.Errorf("%s: the entry holds .git (%v)", v, err)
+		}
 	}
 }

@@ -677,12 +677,7 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	var stage string
 	var tmp *os.File
 	if handOver {
-		// The archive is the result: downloaded straight into dir (the
-		// caller's own, empty), removed there if anything fails.
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		if tmp, err = os.CreateTemp(dir, "package-*.zip"); err != nil {
+		if tmp, err = archiveFile(dir); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -799,6 +794,16 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 		Size:     n,
 		Hashes:   []tfhash.Hash{h1, zh},
 	}, nil
+}
+
+// archiveFile creates the file an archive handed over (source.AcceptArchives)
+// is downloaded into: the archive is the result, downloaded straight into
+// dir (the caller's own, empty), and removed there if anything fails.
+func archiveFile(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return os.CreateTemp(dir, "package-*.zip")
 }
 
 // statedH1 returns the h1: hashes the registry states for m's package.
