@@ -24,16 +24,9 @@ import (
 // To learn which hashes may be added to the lock file, call [Verify] with
 // the returned hashes.
 func (o Options) Install(ctx context.Context, zipPath, dir string, want []Hash) (ZipSum, error) {
-	f, err := os.Open(zipPath)
-	if err != nil {
-		return ZipSum{}, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return ZipSum{}, &PackageError{Path: zipPath, Err: err}
-	}
-	return o.InstallReader(ctx, zipPath, f, info.Size(), dir, want)
+	return withFile(zipPath, func(f *os.File, size int64) (ZipSum, error) {
+		return o.InstallReader(ctx, zipPath, f, size, dir, want)
+	})
 }
 
 // InstallReader is [Options.Install] for an archive of the given size read

@@ -66,6 +66,13 @@ func (r onlyReader) Read(p []byte) (int, error) { return r.r.Read(p) }
 // HashZip returns the h1 and zh hashes of the zip archive at path, reading
 // it once (see the package documentation).
 func (o Options) HashZip(ctx context.Context, path string) (ZipSum, error) {
+	return withFile(path, func(f *os.File, size int64) (ZipSum, error) {
+		return o.hashZip(ctx, path, f, size, nil)
+	})
+}
+
+// withFile runs fn on the file at path, open, and its size.
+func withFile(path string, fn func(f *os.File, size int64) (ZipSum, error)) (ZipSum, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ZipSum{}, err
@@ -75,7 +82,7 @@ func (o Options) HashZip(ctx context.Context, path string) (ZipSum, error) {
 	if err != nil {
 		return ZipSum{}, &PackageError{Path: path, Err: err}
 	}
-	return o.hashZip(ctx, path, f, info.Size(), nil)
+	return fn(f, info.Size())
 }
 
 // HashZipReader is [Options.HashZip] for an archive of the given size read

@@ -762,13 +762,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, p string) {
 		}
 	case TruncatedBody:
 		if isPkg {
-			w.Header().Set("Content-Length", fmt.Sprint(len(data)))
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write(data[:len(data)/2])
-			if rc := http.NewResponseController(w); rc != nil {
-				_ = rc.Flush()
-			}
-			panic(http.ErrAbortHandler)
+			sendHalf(w, data)
 		}
 	case TruncatedFirst:
 		if isPkg && r.Header.Get("Range") == "" {
@@ -777,13 +771,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, p string) {
 			s.truncated[p]++
 			s.mu.Unlock()
 			if first {
-				w.Header().Set("Content-Length", fmt.Sprint(len(data)))
-				w.WriteHeader(http.StatusOK)
-				_, _ = w.Write(data[:len(data)/2])
-				if rc := http.NewResponseController(w); rc != nil {
-					_ = rc.Flush()
-				}
-				panic(http.ErrAbortHandler)
+				sendHalf(w, data)
 			}
 		}
 	case BadSignature:
@@ -802,6 +790,18 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, p string) {
 	// The standard library's file server: ranges, Content-Length,
 	// conditional requests, as a real download host answers.
 	http.ServeContent(w, r, path.Base(p), time.Time{}, bytes.NewReader(data))
+}
+
+// sendHalf announces data's whole length, sends half of it and drops the
+// connection: a body cut short.
+func sendHalf(w http.ResponseWriter, data []byte) {
+	w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data[:len(data)/2])
+	if rc := http.NewResponseController(w); rc != nil {
+		_ = rc.Flush()
+	}
+	panic(http.ErrAbortHandler)
 }
 
 // oneRange parses a Range header asking for one range "bytes=A-B" of a
