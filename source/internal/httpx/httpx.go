@@ -781,8 +781,18 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Writer, reset func()) (int64, error) {
 	var n int64
 	rewind := func() error {
-		if err := f.Truncate(0); err != nil {
+		// An empty file (the first attempt's, usually) is not truncated:
+		// on ext4, a file truncated to nothing has its delayed blocks
+		// allocated and flushed when it is closed (the "auto_da_alloc"
+		// safeguard for files replaced by truncation), which for a large
+		// package cost 70–180 ms at its close, and as much again at its
+		// removal, which waits for that writeback.
+		if info, err := f.Stat(); err != nil {
 			return err
+		} else if info.Size() > 0 {
+			if err := f.Truncate(0); err != nil {
+				return err
+			}
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return err

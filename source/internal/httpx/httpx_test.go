@@ -28,7 +28,7 @@ type server struct {
 	n atomic.Int64
 }
 
-func newServer(t *testing.T, h http.HandlerFunc) *server {
+func newServer(t testing.TB, h http.HandlerFunc) *server {
 	t.Helper()
 	s := &server{}
 	s.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -41,7 +41,7 @@ func newServer(t *testing.T, h http.HandlerFunc) *server {
 
 func (s *server) requests() int { return int(s.n.Load()) }
 
-func (s *server) url(t *testing.T, p string) *url.URL {
+func (s *server) url(t testing.TB, p string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(s.URL + p)
 	if err != nil {
