@@ -806,11 +806,11 @@ func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Write
 		if resp.StatusCode != http.StatusOK {
 			return statusErr(r.URL, resp)
 		}
-		if r.Started != nil {
-			r.Started(max(resp.ContentLength, 0))
-		}
 		if resp.ContentLength > r.MaxBytes {
 			return fmt.Errorf("%w: %s is %d bytes, more than the limit of %d", ErrTooLarge, Redact(r.URL), resp.ContentLength, r.MaxBytes)
+		}
+		if r.Started != nil {
+			r.Started(max(resp.ContentLength, 0))
 		}
 		dst := io.Writer(f)
 		if w != nil {

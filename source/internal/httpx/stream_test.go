@@ -144,3 +144,22 @@ func randomBytes(n int, seed uint64) []byte {
 	}
 	return b
 }
+
+// A download announced larger than its limit fails before anything else
+// is asked: no ranged request for its end.
+func TestStreamTooLargeAsksNoRange(t *testing.T) {
+	data := randomBytes(256<<10, 3)
+	release := make(chan struct{})
+	close(release)
+	s := streamServer(t, data, release, nil)
+	st := New(fast(s.Client())).StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 100 << 10}, tempFile(t), nil, nil, 64<<10, 1<<10)
+	if _, ok := st.Size(); ok {
+		t.Error("Size reports a tail")
+	}
+	if _, err := st.Wait(); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Wait = %v, want ErrTooLarge", err)
+	}
+	if n := s.requests(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
