@@ -105,15 +105,10 @@ func (c *client) download(ctx context.Context, r request, f *os.File, w io.Write
 // room for the directory itself.
 const tailBytes = 64<<10 + 22
 
-// streamMin is the smallest package handed over while it downloads: below
-// it the download is short anyway, and the extra request for its end
-// would cost more than it saves. A variable for tests.
-var streamMin int64 = 8 << 20
-
 // startDownload starts streaming a package into f and w in the background
 // (httpx.Client.StartDownload), asking for a large one's end apart.
 func (c *client) startDownload(ctx context.Context, r request, f *os.File, w io.Writer, reset func()) *httpx.Stream {
-	return c.x.StartDownload(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset, tailBytes, streamMin)
+	return c.x.StartDownload(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset, tailBytes, httpx.StreamMin)
 }
 
 // downloadErr makes a download beyond the limit an error wrapping

@@ -24,7 +24,6 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/display"
-	"github.com/tflock/tflock/source/internal/httpx"
 )
 
 // providerVersionsResponse is the body of GET :namespace/:type/versions.
@@ -731,7 +730,7 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 				Size:     size,
 				Hashes:   append([]tfhash.Hash{m.shasum}, statedH1(m)...),
 				Archive:  tmp.Name(),
-				Pending:  &pendingZip{st: st, f: tmp, size: size, stop: stop, done: func() { pr.finish(redact(m.downloadURL)) }},
+				Pending:  st.Pending(tmp, stop, func() { pr.finish(redact(m.downloadURL)) }),
 				Limits:   s.o.Limits,
 			}, nil
 		}
@@ -817,49 +816,6 @@ func statedH1(m *downloadMeta) []tfhash.Hash {
 		}
 	}
 	return hs
-}
-
-// pendingZip is a provider archive handed over while it downloads: the
-// cache reads it as its bytes arrive. Before it is handed over the signed
-// checksums have been verified to list the package's shasum (and its size,
-// when the registry states one, checked); the caller checks the zh: of
-// the bytes it read against that shasum, and Wait checks that the file
-// holds those bytes.
-type pendingZip struct {
-	st   *httpx.Stream
-	f    *os.File
-	size int64
-	stop func() // ends the download's context
-	done func() // reports the download's end
-}
-
-func (p *pendingZip) Size() int64 { return p.size }
-
-func (p *pendingZip) ReadAt(b []byte, off int64) (int, error) {
-	n, err := p.st.ReadAt(b, off)
-	if errors.Is(err, httpx.ErrRestarted) {
-		err = fmt.Errorf("%w: %w", source.ErrArchiveRestarted, err)
-	}
-	return n, err
-}
-
-func (p *pendingZip) Wait() error {
-	_, err := p.st.Wait()
-	p.stop()
-	err = downloadErr(err)
-	if errors.Is(err, httpx.ErrInconsistent) {
-		err = fmt.Errorf("%w: %w", source.ErrChecksumMismatch, err)
-	}
-	cerr := p.f.Close()
-	if err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(p.f.Name())
-		return err
-	}
-	p.done()
-	return nil
 }
 
 type writerFunc func([]byte) (int, error)

@@ -12,6 +12,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/internal/httpx"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -27,7 +28,7 @@ var bigFixtures = registrytest.Fixtures{Providers: []registrytest.Provider{{
 // packages of 64 KiB and more over while they download, and the package.
 func streamWorld(t *testing.T, o registrytest.Options) (*registrytest.Server, *registry.Source, source.ProviderPackage, registrytest.PackageInfo, string) {
 	t.Helper()
-	registry.SetStreamMin(t, 64<<10)
+	setStreamMin(t, 64<<10)
 	srv := registrytest.New(t, bigFixtures, o)
 	src, _ := newSource(srv, nil)
 	pkg := providerPkg(t, "registry.example.test/acme/big", "1.0.0", "linux_amd64")
@@ -36,6 +37,14 @@ func streamWorld(t *testing.T, o registrytest.Options) (*registrytest.Server, *r
 		t.Fatal("no package")
 	}
 	return srv, src, pkg, info, "/files/providers/registry.example.test/acme/big/1.0.0/" + info.Filename
+}
+
+// setStreamMin lowers the size from which packages are handed over while
+// they download, until the test ends.
+func setStreamMin(t *testing.T, n int64) {
+	old := httpx.StreamMin
+	httpx.StreamMin = n
+	t.Cleanup(func() { httpx.StreamMin = old })
 }
 
 func fillFrom(src *registry.Source, pkg source.Package) cache.FetchFunc {

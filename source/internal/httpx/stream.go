@@ -11,13 +11,22 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tflock/tflock/source"
 )
 
 // ErrRestarted is returned by [Stream.ReadAt] once the download had to start
 // again (a retried attempt rewrites the file from its first byte): what a
 // reader got before may not be what the file finally holds. The reader
-// waits for [Stream.Wait] and reads the file from the start.
-var ErrRestarted = errors.New("download restarted")
+// waits for [Stream.Wait] and reads the file from the start. It wraps
+// [source.ErrArchiveRestarted].
+var ErrRestarted = fmt.Errorf("download restarted: %w", source.ErrArchiveRestarted)
+
+// StreamMin is the smallest package the sources hand over while it
+// downloads ([Client.StartDownload]'s minSize): below it the download is
+// short anyway, and the extra request for its end would cost more than it
+// saves. A variable so that the sources' tests can lower it.
+var StreamMin int64 = 8 << 20
 
 // Stream is a download running in the background into a file, readable as
 // it arrives: [Client.StartDownload].
@@ -200,8 +209,8 @@ func (s *Stream) Wait() (int64, error) {
 }
 
 // ErrInconsistent: a server sent different bytes for the same part of one
-// file in two responses.
-var ErrInconsistent = errors.New("inconsistent responses")
+// file in two responses. It wraps [source.ErrChecksumMismatch].
+var ErrInconsistent = fmt.Errorf("inconsistent responses: %w", source.ErrChecksumMismatch)
 
 // getRange fetches the bytes [from, to) of r.URL, whose size is to: the
 // answer must be a 206 whose Content-Range says exactly that.
@@ -231,6 +240,49 @@ func (c *Client) getRange(ctx context.Context, r Request, from, to int64) ([]byt
 }
 
 var errNoRange = errors.New("no ranged response")
+
+// Pending hands a Stream with a tail (see [Stream.Size]) over as the
+// [source.PendingArchive] of its file f, which it owns from then on: Wait
+// ends the download, stops its context (stop), closes f, removes it if the
+// download failed, and calls done (which may be nil) if it succeeded.
+// Errors of the download wrap the source package's errors: a package over
+// its limit [source.ErrTooLarge], a server that contradicted itself
+// [source.ErrChecksumMismatch], a restart [source.ErrArchiveRestarted].
+func (s *Stream) Pending(f *os.File, stop, done func()) source.PendingArchive {
+	return &pending{st: s, f: f, stop: stop, done: done}
+}
+
+type pending struct {
+	st         *Stream
+	f          *os.File
+	stop, done func()
+}
+
+func (p *pending) Size() int64 {
+	n, _ := p.st.Size()
+	return n
+}
+
+func (p *pending) ReadAt(b []byte, off int64) (int, error) { return p.st.ReadAt(b, off) }
+
+func (p *pending) Wait() error {
+	_, err := p.st.Wait()
+	p.stop()
+	if errors.Is(err, ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
+		err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
+	}
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(p.f.Name())
+		return err
+	}
+	if p.done != nil {
+		p.done()
+	}
+	return nil
+}
 
 type writerFunc func([]byte) (int, error)
 
