@@ -69,11 +69,11 @@ func archiveOptions(f *source.Fetched, module bool) hash.Options {
 // readArchive runs read on the archive f delivered. An archive still
 // arriving (f.Pending) is read as its bytes come; then its download is
 // waited for and f.Pending cleared: the file is then complete, or the
-// download's error is returned. When reading it failed, the complete
+// download's error is returned. An archive whose download restarted is
+// read again, whole, from the file. When reading fails, the complete
 // archive is checked against the zh: its source stated, so that bytes that
-// are not the package's report a checksum mismatch, as they do when a
-// source checks a download before handing it over. An archive whose
-// download restarted is read again, whole, from the file.
+// are not the package's report a checksum mismatch rather than a malformed
+// archive, whether or not the source checked them before handing them over.
 func readArchive(f *source.Fetched, read func(r io.ReaderAt, size int64) (hash.ZipSum, error)) (hash.ZipSum, error) {
 	if p := f.Pending; p != nil {
 		sum, err := read(p, p.Size())
@@ -81,14 +81,11 @@ func readArchive(f *source.Fetched, read func(r io.ReaderAt, size int64) (hash.Z
 		f.Pending = nil
 		switch {
 		case werr != nil:
-			return hash.ZipSum{}, werr
+			return hash.ZipSum{}, werr // the archive is gone
 		case err == nil:
 			return sum, nil
 		case !errors.Is(err, source.ErrArchiveRestarted):
-			if merr := checkStatedZH(f); merr != nil {
-				return hash.ZipSum{}, merr
-			}
-			return hash.ZipSum{}, err
+			return hash.ZipSum{}, statedZHOr(f, err)
 		}
 	}
 	file, err := os.Open(f.Archive)
@@ -100,7 +97,25 @@ func readArchive(f *source.Fetched, read func(r io.ReaderAt, size int64) (hash.Z
 	if err != nil {
 		return hash.ZipSum{}, err
 	}
-	return read(file, info.Size())
+	sum, err := read(file, info.Size())
+	if err != nil {
+		return hash.ZipSum{}, statedZHOr(f, err)
+	}
+	return sum, nil
+}
+
+// statedZHOr returns the mismatch error if the complete archive f
+// delivered is not the one whose zh: its source stated, else err. An
+// archive that needs the other extractor (hash.ErrUnsupported) is not a
+// failure: err is returned as it is.
+func statedZHOr(f *source.Fetched, err error) error {
+	if errors.Is(err, hash.ErrUnsupported) {
+		return err
+	}
+	if merr := checkStatedZH(f); merr != nil {
+		return merr
+	}
+	return err
 }
 
 // checkStatedZH returns an error wrapping source.ErrChecksumMismatch if

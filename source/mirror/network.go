@@ -99,8 +99,13 @@ type NetworkOptions struct {
 //
 // A downloaded package must match one of the hashes the mirror lists for
 // it (when it lists any), or Fetch fails with [source.ErrChecksumMismatch]
-// and keeps nothing. Network serves providers only and is safe for
-// concurrent use.
+// and keeps nothing. Under [source.AcceptArchives] (a cache fill), an
+// archive listed with at most one h1: and at most one zh: is handed over
+// unextracted with those hashes, which the receiver checks on what it
+// reads: then every listed hash must match (OpenTofu accepts a package
+// that matches any one of them); a large one is handed over while it
+// downloads ([source.PendingArchive]: its end is asked for with a ranged
+// GET). Network serves providers only and is safe for concurrent use.
 type Network struct {
 	base *url.URL
 	opts NetworkOptions
@@ -324,7 +329,8 @@ func (n *Network) records(doc *versionDoc) []hash.Record {
 }
 
 // Fetch implements [source.Fetcher]: it downloads the platform's archive,
-// checks it against the hashes the mirror lists, and extracts it into dir.
+// checks it against the hashes the mirror lists, and extracts it into dir
+// (or hands it over: see [Network]).
 func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -358,6 +364,16 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 		}
 		return nil, err
 	}
+	if stated, ok := handOverHashes(arch.Hashes); ok && source.ArchivesAccepted(ctx) {
+		got, err := n.handOver(ctx, p, archURL, dir, stated)
+		if err != nil {
+			return fail(err)
+		}
+		if n.opts.TrustAllHashes {
+			got.Origin = n.records(doc)
+		}
+		return got, nil
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(filepath.Clean(dir)), ".tflock-mirror-*.zip")
 	if err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
@@ -369,24 +385,6 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	}
 	if err != nil {
 		return fail(err)
-	}
-	if source.ArchivesAccepted(ctx) && (len(arch.Hashes) == 0 || slices.Contains(arch.Hashes, string(zh))) {
-		// What the mirror lists is checked (its zh:) without extracting:
-		// hand the archive over, to be extracted and hashed in one read.
-		// A mirror that lists only h1: values is checked after extraction,
-		// below.
-		archive := filepath.Join(dir, "package.zip")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
-		}
-		if err := os.Rename(tmp.Name(), archive); err != nil {
-			return fail(&source.Error{Source: n.String(), Package: pkg, Err: err})
-		}
-		got := &source.Fetched{Package: pkg, Location: redact(archURL), Size: size, Hashes: []hash.Hash{zh}, Archive: archive, Limits: n.opts.Limits}
-		if n.opts.TrustAllHashes {
-			got.Origin = n.records(doc)
-		}
-		return got, nil
 	}
 	if err := unpack.ExtractZipFile(ctx, tmp.Name(), dir, unpack.Options{Limits: n.opts.Limits}); err != nil {
 		return fail(&source.Error{Source: n.String(), Package: pkg, Err: fmt.Errorf("%s: %w", redact(archURL), err)})
@@ -412,6 +410,62 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	return got, nil
 }
 
+// handOverHashes reports whether an archive listing hashes may be handed
+// over unextracted (source.AcceptArchives), and the hashes the receiver
+// must then check: at most one h1: and at most one zh:, every one of which
+// must match. A mirror listing more than one of a kind (the hashes of
+// several builds, say) is matched by any of them, which the receiver's
+// check cannot express: such an archive is extracted here.
+func handOverHashes(listed []string) ([]hash.Hash, bool) {
+	var stated []hash.Hash
+	seen := map[hash.Scheme]bool{}
+	for _, l := range listed {
+		h, err := hash.ParseHash(l)
+		if err != nil || !hash.Computable(h.Scheme()) || seen[h.Scheme()] {
+			return nil, false
+		}
+		seen[h.Scheme()] = true
+		stated = append(stated, h)
+	}
+	return stated, true
+}
+
+// handOver downloads the archive at u into dir for the caller to extract
+// and hash (source.AcceptArchives), with the hashes the mirror lists for
+// it to check. A large archive is handed over while it downloads
+// (httpx.Stream), the others once downloaded.
+func (n *Network) handOver(ctx context.Context, p source.ProviderPackage, u *url.URL, dir string, stated []hash.Hash) (_ *source.Fetched, err error) {
+	req, err := n.request(p, u, n.opts.Limits.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, &source.Error{Source: n.String(), Package: p, Err: err}
+	}
+	f, err := os.CreateTemp(dir, "package-*.zip")
+	if err != nil {
+		return nil, &source.Error{Source: n.String(), Package: p, Err: err}
+	}
+	got := &source.Fetched{Package: p, Location: redact(u), Hashes: stated, Archive: f.Name(), Limits: n.opts.Limits}
+	dctx, stop := context.WithCancel(ctx)
+	st := n.c.StartDownload(dctx, req, f, nil, nil, httpx.TailBytes, httpx.StreamMin)
+	if size, ok := st.Size(); ok {
+		got.Size, got.Pending = size, st.Pending(f, stop, nil)
+		return got, nil
+	}
+	size, err := st.Wait()
+	stop()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, n.fail(ctx, p, u, source.ErrPlatformNotSupported, err)
+	}
+	got.Size = size
+	return got, nil
+}
+
 // download writes the archive at u to f and returns its size and its zh:,
 // digested as the bytes arrive (an attempt that is retried starts the
 // digest again).
@@ -423,9 +477,6 @@ func (n *Network) download(ctx context.Context, p source.ProviderPackage, u *url
 	digest := sha256.New()
 	size, err := n.c.Download(ctx, req, f, digest, digest.Reset)
 	if err != nil {
-		if errors.Is(err, httpx.ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
-			err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
-		}
 		return 0, "", n.fail(ctx, p, u, source.ErrPlatformNotSupported, err)
 	}
 	var sum [sha256.Size]byte

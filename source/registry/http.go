@@ -2,14 +2,11 @@ package registry
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 
-	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/httpx"
 )
 
@@ -95,27 +92,11 @@ func (c *client) get(ctx context.Context, r request) (*response, error) {
 // download streams a package into f and w, rewinding f and calling reset
 // before each attempt, and returns the number of bytes written.
 func (c *client) download(ctx context.Context, r request, f *os.File, w io.Writer, reset func()) (int64, error) {
-	n, err := c.x.Download(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset)
-	return n, downloadErr(err)
+	return c.x.Download(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset)
 }
-
-// tailBytes is how much of a large download's end is asked for apart, so
-// that the archive's central directory is there before the rest: the
-// largest end of central directory record (with its comment) and some
-// room for the directory itself.
-const tailBytes = 64<<10 + 22
 
 // startDownload starts streaming a package into f and w in the background
 // (httpx.Client.StartDownload), asking for a large one's end apart.
 func (c *client) startDownload(ctx context.Context, r request, f *os.File, w io.Writer, reset func()) *httpx.Stream {
-	return c.x.StartDownload(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset, tailBytes, httpx.StreamMin)
-}
-
-// downloadErr makes a download beyond the limit an error wrapping
-// source.ErrTooLarge.
-func downloadErr(err error) error {
-	if errors.Is(err, httpx.ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
-		err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
-	}
-	return err
+	return c.x.StartDownload(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset, httpx.TailBytes, httpx.StreamMin)
 }

@@ -737,7 +737,7 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 		n, err = st.Wait()
 		stop()
 		if err != nil {
-			return nil, downloadErr(err)
+			return nil, err
 		}
 	} else if n, err = s.c.download(ctx, req, tmp, io.MultiWriter(sum, pr), reset); err != nil {
 		return nil, err

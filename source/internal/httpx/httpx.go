@@ -775,8 +775,9 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 // Download streams a package into f and w, with the download timeout. Before
 // each attempt it empties f, rewinds it and calls reset (which may be nil).
 // It returns the number of bytes written. Only a 200 response is accepted;
-// a body larger than r.MaxBytes is an error wrapping [ErrTooLarge], a body
-// shorter than announced is retried, and an error writing f or w is
+// a body larger than r.MaxBytes is an error wrapping [ErrTooLarge] and
+// [source.ErrTooLarge] (a package beyond its limit), a body shorter than
+// announced is retried, and an error writing f or w is
 // returned at once.
 func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Writer, reset func()) (int64, error) {
 	var n int64
@@ -807,7 +808,7 @@ func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Write
 			return statusErr(r.URL, resp)
 		}
 		if resp.ContentLength > r.MaxBytes {
-			return fmt.Errorf("%w: %s is %d bytes, more than the limit of %d", ErrTooLarge, Redact(r.URL), resp.ContentLength, r.MaxBytes)
+			return fmt.Errorf("%w: %w: %s is %d bytes, more than the limit of %d", ErrTooLarge, source.ErrTooLarge, Redact(r.URL), resp.ContentLength, r.MaxBytes)
 		}
 		if r.Started != nil {
 			r.Started(max(resp.ContentLength, 0))
@@ -822,7 +823,7 @@ func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Write
 			return a.classify(r.URL, err)
 		}
 		if n > r.MaxBytes {
-			return fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, Redact(r.URL), r.MaxBytes)
+			return fmt.Errorf("%w: %w: %s is larger than %d bytes", ErrTooLarge, source.ErrTooLarge, Redact(r.URL), r.MaxBytes)
 		}
 		if resp.ContentLength >= 0 && n != resp.ContentLength {
 			return &transientError{err: fmt.Errorf("GET %s: %w: got %d of %d bytes", Redact(r.URL), io.ErrUnexpectedEOF, n, resp.ContentLength)}

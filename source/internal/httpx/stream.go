@@ -22,6 +22,12 @@ import (
 // [source.ErrArchiveRestarted].
 var ErrRestarted = fmt.Errorf("download restarted: %w", source.ErrArchiveRestarted)
 
+// TailBytes is how much of a large zip's end the sources ask for apart
+// ([Client.StartDownload]'s tail), so that its central directory is there
+// before the rest: the largest end of central directory record (with its
+// comment) and some room for the directory itself.
+const TailBytes = 64<<10 + 22
+
 // StreamMin is the smallest package the sources hand over while it
 // downloads ([Client.StartDownload]'s minSize): below it the download is
 // short anyway, and the extra request for its end would cost more than it
@@ -245,9 +251,10 @@ var errNoRange = errors.New("no ranged response")
 // [source.PendingArchive] of its file f, which it owns from then on: Wait
 // ends the download, stops its context (stop), closes f, removes it if the
 // download failed, and calls done (which may be nil) if it succeeded.
-// Errors of the download wrap the source package's errors: a package over
-// its limit [source.ErrTooLarge], a server that contradicted itself
-// [source.ErrChecksumMismatch], a restart [source.ErrArchiveRestarted].
+// Errors of the download wrap the source package's errors (see Download):
+// a package over its limit [source.ErrTooLarge], a server that
+// contradicted itself [source.ErrChecksumMismatch], a restart
+// [source.ErrArchiveRestarted].
 func (s *Stream) Pending(f *os.File, stop, done func()) source.PendingArchive {
 	return &pending{st: s, f: f, stop: stop, done: done}
 }
@@ -268,9 +275,6 @@ func (p *pending) ReadAt(b []byte, off int64) (int, error) { return p.st.ReadAt(
 func (p *pending) Wait() error {
 	_, err := p.st.Wait()
 	p.stop()
-	if errors.Is(err, ErrTooLarge) && !errors.Is(err, source.ErrTooLarge) {
-		err = fmt.Errorf("%w: %w", source.ErrTooLarge, err)
-	}
 	if cerr := p.f.Close(); err == nil {
 		err = cerr
 	}
