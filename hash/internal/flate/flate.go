@@ -604,9 +604,17 @@ func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bits
 					e = t[bitbuf&(1<<litTableBits-1)]
 					out[pos] = v
 					pos++
+					if e&fLiteral != 0 {
+						bitbuf >>= e & 63
+						bitsleft -= e
+						v = byte(e >> 16)
+						e = t[bitbuf&(1<<litTableBits-1)]
+						out[pos] = v
+						pos++
+					}
 				}
 			}
-			// At least 23 bits are left, so e is right for them; a
+			// At least 12 bits are left, so e is right for them; a
 			// refill only adds bits above.
 			bitbuf |= binary.LittleEndian.Uint64(in) << (bitsleft & 63)
 			in = in[7-bitsleft>>3&7:]
