@@ -570,7 +570,8 @@ func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bits
 	if len(out) < fastOutMargin || len(in) < fastInMargin {
 		return pos, len(in), bitbuf, bitsleft, fastLimit
 	}
-	// Slices of out are checked against its length alone.
+	// Slices of out are checked against its length alone, and slices
+	// with both bounds need no check that they are empty.
 	out = out[:len(out):len(out)]
 	status := fastLimit
 
@@ -689,26 +690,26 @@ func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bits
 			// Five words at once, then word by word: may write up to
 			// 39 bytes past end, which the margin allows and later
 			// output overwrites.
-			s := (*[40]byte)(out[src:])
-			t := (*[40]byte)(out[pos:])
+			s := (*[40]byte)(out[src : src+40])
+			t := (*[40]byte)(out[pos : pos+40])
 			binary.LittleEndian.PutUint64(t[0:], binary.LittleEndian.Uint64(s[0:]))
 			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(s[8:]))
 			binary.LittleEndian.PutUint64(t[16:], binary.LittleEndian.Uint64(s[16:]))
 			binary.LittleEndian.PutUint64(t[24:], binary.LittleEndian.Uint64(s[24:]))
 			binary.LittleEndian.PutUint64(t[32:], binary.LittleEndian.Uint64(s[32:]))
 			for pos += 40; pos < end; pos += 8 {
-				binary.LittleEndian.PutUint64(out[pos:], binary.LittleEndian.Uint64(out[pos-distance:]))
+				binary.LittleEndian.PutUint64(out[pos:pos+8], binary.LittleEndian.Uint64(out[pos-distance:pos-distance+8]))
 			}
 		} else if distance == 1 {
 			v := uint64(out[src]) * 0x0101010101010101
-			t := (*[40]byte)(out[pos:])
+			t := (*[40]byte)(out[pos : pos+40])
 			binary.LittleEndian.PutUint64(t[0:], v)
 			binary.LittleEndian.PutUint64(t[8:], v)
 			binary.LittleEndian.PutUint64(t[16:], v)
 			binary.LittleEndian.PutUint64(t[24:], v)
 			binary.LittleEndian.PutUint64(t[32:], v)
 			for pos += 40; pos < end; pos += 8 {
-				binary.LittleEndian.PutUint64(out[pos:], v)
+				binary.LittleEndian.PutUint64(out[pos:pos+8], v)
 			}
 		} else {
 			for ; pos < end; pos++ {
