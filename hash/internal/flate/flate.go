@@ -59,7 +59,7 @@ const (
 const (
 	// fastOutMargin is the output room the fast loop needs for one
 	// step: the longest match plus the overrun of word-sized copies (or
-	// three literals).
+	// four literals).
 	fastOutMargin = 258 + 40
 	// fastInMargin is the input the fast loop needs for one step: a
 	// refill of the bit buffer.
@@ -75,7 +75,7 @@ const (
 
 // A Decoder decodes one DEFLATE stream at a time. The zero value is not
 // ready: call [Decoder.Reset] or [Decoder.ResetBytes] first. A Decoder is
-// about 50 KB; reuse it for many streams.
+// about 66 KB; reuse it for many streams.
 type Decoder struct {
 	// Input: in[ip:] is unread; in[0] is input byte base.
 	in      []byte
@@ -583,8 +583,8 @@ func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bits
 		// Loop invariant: bitsleft is 56 or more, and e is the main
 		// table's entry for the next bits.
 		if e&fLiteral != 0 {
-			// Up to three literals (11 bits each at most), each
-			// next entry looked up before a literal is stored.
+			// Up to four literals (11 bits each at most), each next
+			// entry looked up before a literal is stored.
 			bitbuf >>= e & 63
 			bitsleft -= e
 			v := byte(e >> 16)
@@ -690,24 +690,24 @@ func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bits
 			// Five words at once, then word by word: may write up to
 			// 39 bytes past end, which the margin allows and later
 			// output overwrites.
-			s := (*[40]byte)(out[src : src+40])
-			t := (*[40]byte)(out[pos : pos+40])
-			binary.LittleEndian.PutUint64(t[0:], binary.LittleEndian.Uint64(s[0:]))
-			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(s[8:]))
-			binary.LittleEndian.PutUint64(t[16:], binary.LittleEndian.Uint64(s[16:]))
-			binary.LittleEndian.PutUint64(t[24:], binary.LittleEndian.Uint64(s[24:]))
-			binary.LittleEndian.PutUint64(t[32:], binary.LittleEndian.Uint64(s[32:]))
+			from := (*[40]byte)(out[src : src+40])
+			to := (*[40]byte)(out[pos : pos+40])
+			binary.LittleEndian.PutUint64(to[0:], binary.LittleEndian.Uint64(from[0:]))
+			binary.LittleEndian.PutUint64(to[8:], binary.LittleEndian.Uint64(from[8:]))
+			binary.LittleEndian.PutUint64(to[16:], binary.LittleEndian.Uint64(from[16:]))
+			binary.LittleEndian.PutUint64(to[24:], binary.LittleEndian.Uint64(from[24:]))
+			binary.LittleEndian.PutUint64(to[32:], binary.LittleEndian.Uint64(from[32:]))
 			for pos += 40; pos < end; pos += 8 {
 				binary.LittleEndian.PutUint64(out[pos:pos+8], binary.LittleEndian.Uint64(out[pos-distance:pos-distance+8]))
 			}
 		} else if distance == 1 {
 			v := uint64(out[src]) * 0x0101010101010101
-			t := (*[40]byte)(out[pos : pos+40])
-			binary.LittleEndian.PutUint64(t[0:], v)
-			binary.LittleEndian.PutUint64(t[8:], v)
-			binary.LittleEndian.PutUint64(t[16:], v)
-			binary.LittleEndian.PutUint64(t[24:], v)
-			binary.LittleEndian.PutUint64(t[32:], v)
+			to := (*[40]byte)(out[pos : pos+40])
+			binary.LittleEndian.PutUint64(to[0:], v)
+			binary.LittleEndian.PutUint64(to[8:], v)
+			binary.LittleEndian.PutUint64(to[16:], v)
+			binary.LittleEndian.PutUint64(to[24:], v)
+			binary.LittleEndian.PutUint64(to[32:], v)
 			for pos += 40; pos < end; pos += 8 {
 				binary.LittleEndian.PutUint64(out[pos:pos+8], v)
 			}
