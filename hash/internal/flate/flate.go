@@ -58,9 +58,12 @@ const (
 
 const (
 	// fastOutMargin is the output room the fast loop needs for one
-	// step: the longest match plus the overrun of 16-byte copies (or
-	// three literals).
-	fastOutMargin = 258 + 16
+	// step: the longest match plus the overrun of word-sized copies (or
+	// four literals).
+	fastOutMargin = 258 + 40
+	// fastInMargin is the input the fast loop needs for one step: a
+	// refill of the bit buffer.
+	fastInMargin = 8
 	// inBufSize is the input buffer's size when reading from an
 	// io.Reader.
 	inBufSize = 256 << 10
@@ -72,7 +75,7 @@ const (
 
 // A Decoder decodes one DEFLATE stream at a time. The zero value is not
 // ready: call [Decoder.Reset] or [Decoder.ResetBytes] first. A Decoder is
-// about 50 KB; reuse it for many streams.
+// about 66 KB; reuse it for many streams.
 type Decoder struct {
 	// Input: in[ip:] is unread; in[0] is input byte base.
 	in      []byte
@@ -94,9 +97,8 @@ type Decoder struct {
 	copyDist   int
 	err        error // sticky
 
-	lit, dist []uint32 // the current block's tables
-	litTable  [litTableSize]uint32
-	distTable [distTableSize]uint32
+	tables    *codeTables // the current block's tables
+	dynTables codeTables  // a dynamic block's tables
 	preTable  [preTableSize]uint32
 	lens      [numLitLen + numDist]uint8
 }
@@ -274,7 +276,7 @@ func (d *Decoder) readHeader() error {
 	case 0:
 		return d.readStoredHeader()
 	case 1:
-		d.lit, d.dist = fixedLit[:], fixedDist[:]
+		d.tables = &fixedTables
 		d.state = stHuff
 		return nil
 	case 2:
@@ -402,13 +404,13 @@ func (d *Decoder) readDynamicHeader() error {
 			i++
 		}
 	}
-	if !buildTable(d.litTable[:], lens[:nlit], litInfo[:], litTableBits) {
+	if !buildTable(d.dynTables[:litTableSize], lens[:nlit], litInfo[:], litTableBits) {
 		return d.corrupt("invalid literal/length code")
 	}
-	if !buildTable(d.distTable[:], lens[nlit:], distInfo[:], distTableBits) {
+	if !buildTable(d.dynTables[litTableSize:], lens[nlit:], distInfo[:], distTableBits) {
 		return d.corrupt("invalid distance code")
 	}
-	d.lit, d.dist = d.litTable[:], d.distTable[:]
+	d.tables = &d.dynTables
 	d.state = stHuff
 	return nil
 }
@@ -425,8 +427,8 @@ func (d *Decoder) huff(out []byte, pos int) (int, bool, error) {
 			return pos, true, nil
 		}
 	}
-	lit := (*[litTableSize]uint32)(d.lit)
-	dist := (*[distTableSize]uint32)(d.dist)
+	lit := (*[litTableSize]uint32)(d.tables[:litTableSize])
+	dist := (*[distTableSize]uint32)(d.tables[litTableSize:])
 	for {
 		if len(d.in)-d.ip < 64 && !d.eof {
 			d.fill()
@@ -445,7 +447,7 @@ func (d *Decoder) huff(out []byte, pos int) (int, bool, error) {
 		// The slow path: one symbol, every step checked.
 		if len(d.in)-d.ip < 64 && !d.eof {
 			d.fill()
-			if len(d.in)-d.ip >= 8 && pos <= len(out)-fastOutMargin {
+			if len(d.in)-d.ip >= fastInMargin && pos <= len(out)-fastOutMargin {
 				continue
 			}
 		}
@@ -521,148 +523,203 @@ func (d *Decoder) huff(out []byte, pos int) (int, bool, error) {
 	}
 }
 
-// fast decodes symbols while enough input and output remain: input for
-// two refills of the bit buffer, output room for the longest match and the
+// Why the fast loop stopped.
+const (
+	fastLimit   = iota // too little input or output room left
+	fastEOB            // the end of the block
+	fastBadLit         // an invalid literal/length code
+	fastBadDist        // an invalid distance code
+	fastFar            // a distance beyond the start of the output
+)
+
+// fast decodes symbols while enough input and output remain: input for a
+// refill of the bit buffer, output room for the longest match and the
 // overrun of word-sized copies. It reports whether it stopped at the end
 // of the block.
 func (d *Decoder) fast(out []byte, pos int) (int, bool, error) {
-	lit := (*[litTableSize]uint32)(d.lit)
-	dist := (*[distTableSize]uint32)(d.dist)
-	in, ip := d.in, d.ip
-	bitbuf, bitsleft := d.bitbuf, d.bitsleft
-	inLimit := len(in) - 8
-	outLimit := len(out) - fastOutMargin
-	if ip > inLimit || pos > outLimit {
+	if d.ip > len(d.in)-fastInMargin || pos > len(out)-fastOutMargin {
 		return pos, false, nil
 	}
-	// Loop invariant: the bit buffer holds 56 bits or more, and e is the
-	// main table's entry for them. One refill is enough for three
-	// literals (15 bits each at most), or for a length (20 bits with its
-	// extra bits) and a distance (28). The entry for the next symbol is
-	// looked up before a match is copied, so that the two overlap.
-	bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
-	ip += int((63 - bitsleft) >> 3)
+	pos, inLeft, bitbuf, bitsleft, status := fastLoop(out, pos, d.in[d.ip:], d.tables, d.bitbuf, uint32(d.bitsleft))
+	d.ip, d.bitbuf, d.bitsleft = len(d.in)-inLeft, bitbuf, uint(bitsleft&0xff)
+	switch status {
+	case fastEOB:
+		return pos, true, nil
+	case fastBadLit:
+		return pos, false, d.corrupt("invalid literal/length code")
+	case fastBadDist:
+		return pos, false, d.corrupt("invalid distance code")
+	case fastFar:
+		return pos, false, d.corrupt("distance too far back")
+	}
+	return pos, false, nil
+}
+
+// fastLoop is the loop of fast: it decodes into out[pos:] from in with
+// the tables t and the bit buffer (bitbuf, bitsleft), and returns the new
+// position, the length of the input left, the bit buffer and why it
+// stopped.
+//
+// The bit buffer is refilled by loading the eight bytes at the start of in
+// and adding the whole bytes that fit above the bits left; after a refill
+// it holds 64 valid bits of which bitsleft (56 to 63) are counted: the bits
+// above are the next input bits, loaded again by the next refill. bitsleft
+// has the number of bits in its low 8 bits only: an entry is subtracted
+// whole, its low 8 bits being the number of bits it consumes.
+func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bitsleft uint32) (int, int, uint64, uint32, int) {
+	if len(out) < fastOutMargin || len(in) < fastInMargin {
+		return pos, len(in), bitbuf, bitsleft, fastLimit
+	}
+	// Slices of out are checked against its length alone, and slices
+	// with both bounds need no check that they are empty.
+	out = out[:len(out):len(out)]
+	status := fastLimit
+
+	bitbuf |= binary.LittleEndian.Uint64(in) << (bitsleft & 63)
+	in = in[7-bitsleft>>3&7:]
 	bitsleft |= 56
-	e := lit[bitbuf&(1<<litTableBits-1)]
-	for ip <= inLimit && pos <= outLimit {
+	e := t[bitbuf&(1<<litTableBits-1)]
+	for len(in) >= fastInMargin && pos <= len(out)-fastOutMargin {
+		// Loop invariant: bitsleft is 56 or more, and e is the main
+		// table's entry for the next bits.
 		if e&fLiteral != 0 {
+			// Up to four literals (11 bits each at most), each next
+			// entry looked up before a literal is stored.
 			bitbuf >>= e & 63
-			bitsleft -= uint(e & 0xff)
-			out[pos] = byte(e >> 16)
+			bitsleft -= e
+			v := byte(e >> 16)
+			e = t[bitbuf&(1<<litTableBits-1)]
+			out[pos] = v
 			pos++
-			e = lit[bitbuf&(1<<litTableBits-1)]
 			if e&fLiteral != 0 {
 				bitbuf >>= e & 63
-				bitsleft -= uint(e & 0xff)
-				out[pos] = byte(e >> 16)
+				bitsleft -= e
+				v = byte(e >> 16)
+				e = t[bitbuf&(1<<litTableBits-1)]
+				out[pos] = v
 				pos++
-				e = lit[bitbuf&(1<<litTableBits-1)]
 				if e&fLiteral != 0 {
 					bitbuf >>= e & 63
-					bitsleft -= uint(e & 0xff)
-					out[pos] = byte(e >> 16)
+					bitsleft -= e
+					v = byte(e >> 16)
+					e = t[bitbuf&(1<<litTableBits-1)]
+					out[pos] = v
 					pos++
-					e = lit[bitbuf&(1<<litTableBits-1)]
+					if e&fLiteral != 0 {
+						bitbuf >>= e & 63
+						bitsleft -= e
+						v = byte(e >> 16)
+						e = t[bitbuf&(1<<litTableBits-1)]
+						out[pos] = v
+						pos++
+					}
 				}
 			}
-			// At least 11 bits are left, so e is right for them; a
+			// At least 12 bits are left, so e is right for them; a
 			// refill only adds bits above.
-			bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
-			ip += int((63 - bitsleft) >> 3)
+			bitbuf |= binary.LittleEndian.Uint64(in) << (bitsleft & 63)
+			in = in[7-bitsleft>>3&7:]
 			bitsleft |= 56
 			continue
 		}
-		if e&fSub != 0 {
-			bitbuf >>= litTableBits
-			bitsleft -= litTableBits
-			e = lit[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))&(litTableSize-1)]
-			if e&fLiteral != 0 {
-				bitbuf >>= e & 63
-				bitsleft -= uint(e & 0xff)
-				out[pos] = byte(e >> 16)
-				pos++
-				bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
-				ip += int((63 - bitsleft) >> 3)
-				bitsleft |= 56
-				e = lit[bitbuf&(1<<litTableBits-1)]
-				continue
-			}
-		}
-		if e&fValue == 0 {
-			if e&fEOB != 0 {
-				bitbuf >>= e & 63
-				bitsleft -= uint(e & 0xff)
-				d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
-				return pos, true, nil
-			}
-			d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
-			return pos, false, d.corrupt("invalid literal/length code")
-		}
 		saved := bitbuf
 		bitbuf >>= e & 63
-		bitsleft -= uint(e & 0xff)
+		bitsleft -= e
+		if e&fValue == 0 {
+			if e&fSub != 0 {
+				// e consumed the main table's bits; the rest of the
+				// code indexes its subtable.
+				e = t[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))&(litTableSize-1)]
+				saved = bitbuf
+				bitbuf >>= e & 63
+				bitsleft -= e
+				if e&fLiteral != 0 {
+					out[pos] = byte(e >> 16)
+					pos++
+					e = t[bitbuf&(1<<litTableBits-1)]
+					bitbuf |= binary.LittleEndian.Uint64(in) << (bitsleft & 63)
+					in = in[7-bitsleft>>3&7:]
+					bitsleft |= 56
+					continue
+				}
+			}
+			if e&fValue == 0 {
+				status = fastBadLit
+				if e&fEOB != 0 {
+					status = fastEOB
+				}
+				break
+			}
+		}
+		// A length: 20 bits at most with its extra bits, then a
+		// distance: 28 bits at most.
 		length := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
-
-		e = dist[bitbuf&(1<<distTableBits-1)]
-		if e&fSub != 0 {
+		e = t[litTableSize+bitbuf&(1<<distTableBits-1)]
+		if e&fValue == 0 {
+			if e&fSub == 0 {
+				status = fastBadDist
+				break
+			}
 			bitbuf >>= distTableBits
 			bitsleft -= distTableBits
-			e = dist[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))&(distTableSize-1)]
-		}
-		if e&fValue == 0 {
-			d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
-			return pos, false, d.corrupt("invalid distance code")
+			e = t[litTableSize+(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))&(distTableSize-1)]
+			if e&fValue == 0 {
+				status = fastBadDist
+				break
+			}
 		}
 		saved = bitbuf
 		bitbuf >>= e & 63
-		bitsleft -= uint(e & 0xff)
+		bitsleft -= e
 		distance := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
 		if distance > pos {
-			d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
-			return pos, false, d.corrupt("distance too far back")
+			status = fastFar
+			break
 		}
 
-		// Refill and look up the next symbol before copying.
-		bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
-		ip += int((63 - bitsleft) >> 3)
+		// Look up the next symbol and refill before copying: at least
+		// 64-48 valid bits are left.
+		e = t[bitbuf&(1<<litTableBits-1)]
+		bitbuf |= binary.LittleEndian.Uint64(in) << (bitsleft & 63)
+		in = in[7-bitsleft>>3&7:]
 		bitsleft |= 56
-		e = lit[bitbuf&(1<<litTableBits-1)]
 
 		src := pos - distance
 		end := pos + length
-		switch {
-		case distance >= 8:
-			// Two words at once, then word by word: may write up to 15
-			// bytes past end, which the margin allows and later output
-			// overwrites.
-			binary.LittleEndian.PutUint64(out[pos:], binary.LittleEndian.Uint64(out[src:]))
-			binary.LittleEndian.PutUint64(out[pos+8:], binary.LittleEndian.Uint64(out[src+8:]))
-			for pos+16 < end {
-				pos += 16
-				src += 16
-				binary.LittleEndian.PutUint64(out[pos:], binary.LittleEndian.Uint64(out[src:]))
-				binary.LittleEndian.PutUint64(out[pos+8:], binary.LittleEndian.Uint64(out[src+8:]))
+		if distance >= 8 {
+			// Five words at once, then word by word: may write up to
+			// 39 bytes past end, which the margin allows and later
+			// output overwrites.
+			from := (*[40]byte)(out[src : src+40])
+			to := (*[40]byte)(out[pos : pos+40])
+			binary.LittleEndian.PutUint64(to[0:], binary.LittleEndian.Uint64(from[0:]))
+			binary.LittleEndian.PutUint64(to[8:], binary.LittleEndian.Uint64(from[8:]))
+			binary.LittleEndian.PutUint64(to[16:], binary.LittleEndian.Uint64(from[16:]))
+			binary.LittleEndian.PutUint64(to[24:], binary.LittleEndian.Uint64(from[24:]))
+			binary.LittleEndian.PutUint64(to[32:], binary.LittleEndian.Uint64(from[32:]))
+			for pos += 40; pos < end; pos += 8 {
+				binary.LittleEndian.PutUint64(out[pos:pos+8], binary.LittleEndian.Uint64(out[pos-distance:pos-distance+8]))
 			}
-		case distance == 1:
+		} else if distance == 1 {
 			v := uint64(out[src]) * 0x0101010101010101
-			binary.LittleEndian.PutUint64(out[pos:], v)
-			binary.LittleEndian.PutUint64(out[pos+8:], v)
-			for pos+16 < end {
-				pos += 16
-				binary.LittleEndian.PutUint64(out[pos:], v)
-				binary.LittleEndian.PutUint64(out[pos+8:], v)
+			to := (*[40]byte)(out[pos : pos+40])
+			binary.LittleEndian.PutUint64(to[0:], v)
+			binary.LittleEndian.PutUint64(to[8:], v)
+			binary.LittleEndian.PutUint64(to[16:], v)
+			binary.LittleEndian.PutUint64(to[24:], v)
+			binary.LittleEndian.PutUint64(to[32:], v)
+			for pos += 40; pos < end; pos += 8 {
+				binary.LittleEndian.PutUint64(out[pos:pos+8], v)
 			}
-		default:
-			for pos < end {
+		} else {
+			for ; pos < end; pos++ {
 				out[pos] = out[src]
-				pos++
 				src++
 			}
 		}
 		pos = end
 	}
-	d.ip, d.bitbuf, d.bitsleft = ip, bitbuf, bitsleft
-	return pos, false, nil
+	return pos, len(in), bitbuf, bitsleft, status
 }
 
 // forwardCopy copies n bytes to out[pos:] from distance bytes before,

@@ -408,6 +408,31 @@ func TestEveryLengthAndDistance(t *testing.T) {
 	}
 }
 
+// TestMatchCopies covers each way the fast loop copies a match: every
+// distance from 1 to 48 (a pattern repeated byte by byte, a repeated
+// byte, words that overlap the match's own output, words that do not)
+// with lengths around the five words copied at once, each match after a
+// run of literals and followed by one, in a dynamic block long enough
+// for the fast loop.
+func TestMatchCopies(t *testing.T) {
+	hist := history(1000)
+	var toks []token
+	for d := 1; d <= 48; d++ {
+		for _, l := range []int{3, 7, 8, 9, 16, 39, 40, 41, 47, 48, 49, 100, 257, 258} {
+			for i := range 5 {
+				toks = append(toks, lit(byte(d*l+i)))
+			}
+			toks = append(toks, match(l, d))
+		}
+	}
+	toks = append(toks, lit('z'))
+	want := expand(hist, toks)
+	var w bitWriter
+	w.storedBlock(false, hist)
+	w.dynamicBlock(true, toks, lengthsFor(ones(286), 15), lengthsFor(ones(30), 15), false)
+	mustAccept(t, "match copies", w.bytes(), want)
+}
+
 func ones(n int) []int {
 	f := make([]int, n)
 	for i := range f {

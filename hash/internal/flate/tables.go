@@ -58,11 +58,13 @@ var (
 // code lengths (RFC 1951, 3.2.7).
 var precodeOrder = [numPrecode]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 
-// The fixed Huffman codes (RFC 1951, 3.2.6).
-var (
-	fixedLit  [litTableSize]uint32
-	fixedDist [distTableSize]uint32
-)
+// codeTables holds a block's two tables: the literal/length table, then
+// the distance table at index litTableSize, so that one pointer reaches
+// both.
+type codeTables [litTableSize + distTableSize]uint32
+
+// fixedTables are the tables of the fixed Huffman codes (RFC 1951, 3.2.6).
+var fixedTables codeTables
 
 func init() {
 	for i := range 256 {
@@ -97,10 +99,10 @@ func init() {
 	}
 
 	litLens, distLens := fixedLengths()
-	if !buildTable(fixedLit[:], litLens[:], litInfo[:], litTableBits) {
+	if !buildTable(fixedTables[:litTableSize], litLens[:], litInfo[:], litTableBits) {
 		panic("flate: fixed literal/length code")
 	}
-	if !buildTable(fixedDist[:], distLens[:], distInfo[:], distTableBits) {
+	if !buildTable(fixedTables[litTableSize:], distLens[:], distInfo[:], distTableBits) {
 		panic("flate: fixed distance code")
 	}
 }
