@@ -81,7 +81,10 @@
 // [source.ErrTooLarge]), and a module package's version-control metadata
 // (".git", ".hg", ".svn", ".bzr": the one rule,
 // [github.com/tflock/tflock/hash.IsVCSMetadata]) is never written, so that
-// the tree installed is the tree its h1: covers.
+// the tree installed is the tree its h1: covers. Under
+// [source.AcceptArchives] (a cache fill) a zip archive is handed over
+// unextracted in [source.Fetched.Archive], for the cache to extract and
+// hash in one read by the same rules; a tar.gz is extracted here.
 //
 // [ArchiveSource] fetches module packages whose address is itself an
 // HTTP(S) URL (no registry involved), with the same download, indirection
