@@ -439,10 +439,7 @@ func (n *Network) handOver(ctx context.Context, p source.ProviderPackage, u *url
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, &source.Error{Source: n.String(), Package: p, Err: err}
-	}
-	f, err := os.CreateTemp(dir, "package-*.zip")
+	f, err := fsutil.ArchiveFile(dir)
 	if err != nil {
 		return nil, &source.Error{Source: n.String(), Package: p, Err: err}
 	}

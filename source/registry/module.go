@@ -22,6 +22,7 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/internal/archive"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // ErrUnsupportedLocation is wrapped by the error for a module download
@@ -413,7 +414,7 @@ func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url
 	pr := s.newProgress(ctx, pkg)
 	req := request{url: u, token: token, started: pr.start}
 	if format == archive.Zip && source.ArchivesAccepted(ctx) {
-		tmp, err := archiveFile(dir)
+		tmp, err := fsutil.ArchiveFile(dir)
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/display"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // providerVersionsResponse is the body of GET :namespace/:type/versions.
@@ -676,12 +677,12 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	var stage string
 	var tmp *os.File
 	if handOver {
-		if tmp, err = archiveFile(dir); err != nil {
+		if tmp, err = fsutil.ArchiveFile(dir); err != nil {
 			return nil, err
 		}
 		defer func() {
 			if keep {
-				return // the pendingZip's
+				return // the pending archive's (it closes or removes it)
 			}
 			tmp.Close()
 			if err != nil {
@@ -708,8 +709,8 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 	reset := func() { h = sha256.New() }
 	var n int64
 	if handOver {
-		// A large archive is handed over while it downloads (see
-		// pendingZip), once the signed checksums list it.
+		// A large archive is handed over while it downloads
+		// (httpx.Stream.Pending), once the signed checksums list it.
 		dctx, stop := context.WithCancel(ctx)
 		st := s.c.startDownload(dctx, req, tmp, io.MultiWriter(sum, pr), reset)
 		if size, ok := st.Size(); ok {
@@ -793,16 +794,6 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 		Size:     n,
 		Hashes:   []tfhash.Hash{h1, zh},
 	}, nil
-}
-
-// archiveFile creates the file an archive handed over (source.AcceptArchives)
-// is downloaded into: the archive is the result, downloaded straight into
-// dir (the caller's own, empty), and removed there if anything fails.
-func archiveFile(dir string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	return os.CreateTemp(dir, "package-*.zip")
 }
 
 // statedH1 returns the h1: hashes the registry states for m's package.

@@ -208,3 +208,14 @@ func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
 	}
 	return os.WriteFile(target, data, perm)
 }
+
+// ArchiveFile creates the file into which a source downloads an archive it
+// hands over unextracted (source.AcceptArchives): in dir (the caller's
+// own, created if missing), named package-*.zip. The archive is the
+// result; the source removes it if anything fails.
+func ArchiveFile(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return os.CreateTemp(dir, "package-*.zip")
+}
