@@ -121,6 +121,28 @@ func TestStreamedPackage(t *testing.T) {
 	emptyCache(t, c2)
 }
 
+// Over HTTP/1.1 the ranged request for the end takes a connection of its
+// own beside the download's: the package streams all the same.
+func TestStreamedPackageHTTP1(t *testing.T) {
+	srv, src, pkg, info, file := streamWorld(t, registrytest.Options{HTTP1: true})
+	c, err := cache.Open(t.TempDir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pending bool
+	e, _, err := c.Fill(context.Background(), pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
+		f, err := src.Fetch(ctx, pkg, dir)
+		pending = f != nil && f.Pending != nil
+		return f, err
+	})
+	if err != nil || e.H1 != info.H1 || !pending {
+		t.Fatalf("Fill = %s, %v (handed over while downloading: %v); want %s, streamed", e.H1, err, pending, info.H1)
+	}
+	if n := srv.RequestsTo(file); n != 2 {
+		t.Errorf("%d requests for the package, want 2", n)
+	}
+}
+
 // A server without ranges: the package is read once downloaded.
 func TestStreamNoRanges(t *testing.T) {
 	_, src, pkg, info, _ := streamWorld(t, registrytest.Options{NoRanges: true})
