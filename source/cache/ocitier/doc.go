@@ -37,10 +37,16 @@
 //	              its zh: hash
 //
 // A version's index gains platforms as machines of other platforms write
-// them, and never loses one: a writer reads the index, adds its platform,
-// writes the merged index and reads it back, merging again (a bounded
+// them, and does not lose one: once its blobs and manifest are up, a
+// writer reads the index, adds its platform, writes the merged index,
+// waits [Options.Settle] and reads it back, merging again (a bounded
 // number of times) while its platform or one it had seen is missing.
-// Entries it does not understand are kept as they are.
+// Entries it does not understand are kept as they are. The OCI
+// distribution API has no compare-and-swap, so this is as close as a
+// registry allows: a platform can be lost only if another writer read the
+// index before it was written and wrote its own more than Settle after
+// that write was read back, a gap of one request in which nothing else
+// is done.
 //
 // Modules are written in OpenTofu's OCI module-package format, keyed by
 // content:

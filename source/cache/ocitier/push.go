@@ -183,6 +183,12 @@ func (t *Tier) putProvider(ctx context.Context, p source.ProviderPackage, a cach
 	if err := pushManifest(ctx, repo, mdesc, mbytes); err != nil {
 		return err
 	}
+	// Read the index again: pushing the blobs took as long as the upload,
+	// and another writer may have added its platform meanwhile; merging
+	// into the index read before would drop it.
+	if idx, err = readIndex(ctx, name, repo, tag); err != nil {
+		return err
+	}
 	return t.mergeIndex(ctx, name, repo, tag, idx, entry)
 }
 

@@ -620,3 +620,44 @@ func TestParseLocation(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowUploadKeepsOtherPlatform: machine B reads a version's index
+// (empty), then uploads a large zip; meanwhile machine A writes the
+// version with its platform. B's index must keep A's platform: it is
+// merged into the index as it is once B's blobs are up, not as it was
+// before the upload (B used to write the index it had read first, and A's
+// platform was gone).
+func TestSlowUploadKeepsOtherPlatform(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	pkgA, pkgB := provider(t, "hashicorp/aws", "5.1.0", linux), provider(t, "hashicorp/aws", "5.1.0", darwin)
+	zipA, hashesA := providerZip(t, pkgA)
+	zipB, hashesB := providerZip(t, pkgB)
+	hexB := zhOf(hashesB).Value()
+	reached, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	r.setFail(func(req *http.Request) int {
+		if req.Method == http.MethodPut && strings.Contains(req.URL.RawQuery, hexB) {
+			once.Do(func() { close(reached) })
+			<-release
+		}
+		return 0
+	})
+	errB := make(chan error, 1)
+	go func() {
+		errB <- r.tier(t, "fleet").Put(ctx, pkgB, cache.RemoteArchive{Hashes: hashesB}, zipB)
+	}()
+	<-reached // B has read the index and is uploading its zip
+	if err := r.tier(t, "fleet").Put(ctx, pkgA, cache.RemoteArchive{Hashes: hashesA}, zipA); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-errB; err != nil {
+		t.Fatal(err)
+	}
+	got := checkProviderVersion(t, r.repo(t, providerRepository), "5.1.0")
+	want := map[source.Platform]hash.Hash{linux: zhOf(hashesA), darwin: zhOf(hashesB)}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("index holds %v, want %v", got, want)
+	}
+}
