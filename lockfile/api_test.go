@@ -526,6 +526,30 @@ func TestWriteFileRefusesInvalidContent(t *testing.T) {
 	}
 }
 
+// TestWriteFileInvalidContentWinsOverWriteFailure: the parse-back runs
+// beside the write of the temporary file, yet content that would not parse
+// back is the error reported even when the write fails first (here: the
+// directory does not exist).
+func TestWriteFileInvalidContentWinsOverWriteFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", ".terraform.lock.hcl")
+	f := lockfile.New()
+	f.SetProvider(&lockfile.ProviderLock{Addr: nullAddr}) // no version
+	for range 20 {
+		err := lockfile.WriteFile(path, f)
+		var pe *lockfile.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("err = %v, want a wrapped *ParseError", err)
+		}
+	}
+	// A valid file into the same missing directory: the write's error.
+	f.SetProvider(&lockfile.ProviderLock{Addr: nullAddr, Version: versions.MustParse("3.2.0")})
+	err := lockfile.WriteFile(path, f)
+	var pe *lockfile.ParseError
+	if err == nil || errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("err = %v, want the write's not-exist error", err)
+	}
+}
+
 func TestChangesCompareNormalizedConstraints(t *testing.T) {
 	a := lockfile.New()
 	a.SetProvider(&lockfile.ProviderLock{Addr: nullAddr, Version: versions.MustParse("3.2.0"), Constraints: ">=3.0"})
