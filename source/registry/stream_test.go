@@ -28,8 +28,15 @@ var bigFixtures = registrytest.Fixtures{Providers: []registrytest.Provider{{
 // packages of 64 KiB and more over while they download, and the package.
 func streamWorld(t *testing.T, o registrytest.Options) (*registrytest.Server, *registry.Source, source.ProviderPackage, registrytest.PackageInfo, string) {
 	t.Helper()
+	return streamWorldOf(t, bigFixtures, o)
+}
+
+// streamWorldOf is streamWorld serving fx, whose one provider is
+// registry.example.test/acme/big 1.0.0 for linux_amd64.
+func streamWorldOf(t *testing.T, fx registrytest.Fixtures, o registrytest.Options) (*registrytest.Server, *registry.Source, source.ProviderPackage, registrytest.PackageInfo, string) {
+	t.Helper()
 	setStreamMin(t, 64<<10)
-	srv := registrytest.New(t, bigFixtures, o)
+	srv := registrytest.New(t, fx, o)
 	src, _ := newSource(srv, nil)
 	pkg := providerPkg(t, "registry.example.test/acme/big", "1.0.0", "linux_amd64")
 	info, ok := srv.ProviderPackage("registry.example.test/acme/big", "1.0.0", "linux_amd64")
