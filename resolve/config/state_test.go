@@ -1,4 +1,4 @@
-package resolve_test
+package config_test
 
 import (
 	"errors"
@@ -6,14 +6,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	tfaddr "github.com/hashicorp/terraform-registry-address"
-
-	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 )
 
 func TestReadStateFile(t *testing.T) {
 	path := filepath.Join("testdata", "state", "v4.tfstate")
-	reqs, err := resolve.ReadStateFile(path)
+	reqs, err := config.ReadStateFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +40,14 @@ func TestStateRequirementsErrors(t *testing.T) {
 		{"unterminated", `{"version": 4, "resources": [{"provider": "provider[\"a/b/c"}]}`, `s.tfstate: resources[0]: invalid provider configuration address "provider[\"a/b/c": no closing "]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reqs, err := resolve.StateRequirements([]byte(tc.src), "s.tfstate")
+			reqs, err := config.StateRequirements([]byte(tc.src), "s.tfstate")
 			if tc.want == "" {
 				if err != nil || len(reqs) != 0 {
 					t.Fatalf("got %v, %v; want nothing", reqs, err)
 				}
 				return
 			}
-			var se *resolve.StateError
+			var se *config.StateError
 			if err == nil || !errors.As(err, &se) {
 				t.Fatalf("err = %v, want a *StateError", err)
 			}
@@ -61,94 +59,9 @@ func TestStateRequirementsErrors(t *testing.T) {
 }
 
 func TestReadStateFileMissing(t *testing.T) {
-	_, err := resolve.ReadStateFile(filepath.Join(t.TempDir(), "absent.tfstate"))
-	var se *resolve.StateError
+	_, err := config.ReadStateFile(filepath.Join(t.TempDir(), "absent.tfstate"))
+	var se *config.StateError
 	if !errors.As(err, &se) {
 		t.Fatalf("err = %v, want *StateError", err)
-	}
-}
-
-func TestParseReattach(t *testing.T) {
-	got, err := resolve.ParseReattach(`{"hashicorp/aws": {"Protocol": "grpc"}, "example.com/acme/widget": {}}`, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []tfaddr.Provider{
-		tfaddr.MustParseProviderSource("example.com/acme/widget"),
-		tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/aws"),
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	for _, bad := range []string{`[]`, `{"hashicorp/aws": []}`, `{"a/b/c/d": {}}`, `not json`} {
-		if _, err := resolve.ParseReattach(bad, ""); err == nil {
-			t.Errorf("ParseReattach(%q): no error", bad)
-		}
-	}
-}
-
-func TestParseProviderSource(t *testing.T) {
-	for _, tc := range []struct{ in, host, want string }{
-		{"hashicorp/aws", "", "registry.opentofu.org/hashicorp/aws"},
-		{"aws", "", "registry.opentofu.org/hashicorp/aws"},
-		{"HashiCorp/AWS", "", "registry.opentofu.org/hashicorp/aws"},
-		{"hashicorp/aws", "mirror.example", "mirror.example/hashicorp/aws"},
-		{"registry.terraform.io/hashicorp/aws", "", "registry.terraform.io/hashicorp/aws"},
-		{"Example.COM/acme/widget", "", "example.com/acme/widget"},
-		{"-/aws", "", ""},
-		{"registry.terraform.io/-/aws", "", ""},
-		{"a/b/c/d", "", ""},
-		{"hashicorp/terraform-provider-aws", "", ""},
-		{"", "", ""},
-	} {
-		p, err := resolve.ParseProviderSource(tc.in, tc.host)
-		switch {
-		case tc.want == "" && err == nil:
-			t.Errorf("ParseProviderSource(%q) = %v, want an error", tc.in, p)
-		case tc.want != "" && err != nil:
-			t.Errorf("ParseProviderSource(%q): %v", tc.in, err)
-		case tc.want != "" && p.String() != tc.want:
-			t.Errorf("ParseProviderSource(%q) = %v, want %s", tc.in, p, tc.want)
-		}
-	}
-}
-
-func TestClassifyModuleSource(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want resolve.ModuleSourceKind
-	}{
-		{"./app", resolve.ModuleSourceLocal},
-		{"../common", resolve.ModuleSourceLocal},
-		{`.\win`, resolve.ModuleSourceLocal},
-		{"terraform-aws-modules/vpc/aws", resolve.ModuleSourceRegistry},
-		{"terraform-aws-modules/vpc/aws//modules/sub", resolve.ModuleSourceRegistry},
-		{"registry.opentofu.org/terraform-aws-modules/vpc/aws", resolve.ModuleSourceRegistry},
-		{"github.com/hashicorp/example", resolve.ModuleSourceRemote},
-		{"github.com/hashicorp/example/sub", resolve.ModuleSourceRemote},
-		{"bitbucket.org/org/repo", resolve.ModuleSourceRemote},
-		{"git::https://example.com/x.git", resolve.ModuleSourceRemote},
-		{"git@github.com:org/repo.git", resolve.ModuleSourceRemote},
-		{"https://example.com/x.zip", resolve.ModuleSourceRemote},
-		{"oci://example.com/repo/mod", resolve.ModuleSourceRemote},
-		{"s3::https://s3.amazonaws.com/bucket/x.zip", resolve.ModuleSourceRemote},
-		{"ns/name/sys?ref=v1", resolve.ModuleSourceRemote},
-		{"ns/name", resolve.ModuleSourceRemote},
-		{"-ns/name/sys", resolve.ModuleSourceRemote},
-		{"", resolve.ModuleSourceRemote},
-	} {
-		if got := resolve.ClassifyModuleSource(tc.in); got != tc.want {
-			t.Errorf("ClassifyModuleSource(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestProviderRequirementsSkipsZero(t *testing.T) {
-	reqs := resolve.ProviderRequirements([]tfaddr.Provider{{}, tfaddr.MustParseProviderSource("a/b"), tfaddr.MustParseProviderSource("a/b")}, resolve.Origin{})
-	if got := reqLines(reqs); len(got) != 1 || got[0] != "caller requires registry.terraform.io/a/b any version" {
-		t.Errorf("got %q", got)
-	}
-	if s := (resolve.Requirement{}).String(); s != "caller requires <no package> any version" {
-		t.Errorf("zero requirement: %q", s)
 	}
 }
