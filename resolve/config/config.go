@@ -28,8 +28,8 @@ import (
 type ReadOptions struct {
 	// DefaultHost is the registry host of provider source addresses
 	// without one ("hashicorp/aws") and of implied providers. Default
-	// [resolve.DefaultRegistryHost]. It is never taken from the address library,
-	// whose default is another host.
+	// [resolve.DefaultRegistryHost]. It is never taken from the address
+	// library, whose default is another host.
 	DefaultHost string
 	// Variables are the values given to the root module's input
 	// variables, which a module call's source and version may use (with
