@@ -12,7 +12,8 @@ import (
 // Read one module from files in memory and list what it requires: a
 // declared provider, a provider only used (implied, with a warning), and
 // a registry module call whose version comes from a variable, evaluated
-// early as OpenTofu does.
+// early as OpenTofu does. Addresses without a host are on DefaultHost
+// (OpenTofu's registry when it is not set).
 func Example() {
 	src := `
 terraform {
@@ -39,7 +40,8 @@ module "vpc" {
 `
 	noEnv := func(string) (string, bool) { return "", false }
 	mod, diags := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(src)}}, "", config.ReadOptions{
-		Variables: config.Variables{LookupEnv: noEnv},
+		DefaultHost: "registry.example.test",
+		Variables:   config.Variables{LookupEnv: noEnv},
 	})
 	for _, d := range diags {
 		if d.Severity == hcl.DiagWarning {
@@ -51,9 +53,9 @@ module "vpc" {
 	}
 	// Output:
 	// warning: Provider without a required_providers entry
-	// root module (main.tf:6) requires registry.opentofu.org/hashicorp/aws >= 5.0.0, < 6.0.0
-	// root module (main.tf:15) requires registry.opentofu.org/hashicorp/random any version
-	// root module (main.tf:21) requires module "vpc" (registry.opentofu.org/terraform-aws-modules/vpc/aws) ~> 5.1
+	// root module (main.tf:6) requires registry.example.test/hashicorp/aws >= 5.0.0, < 6.0.0
+	// root module (main.tf:15) requires registry.example.test/hashicorp/random any version
+	// root module (main.tf:21) requires module "vpc" (registry.example.test/terraform-aws-modules/vpc/aws) ~> 5.1
 }
 
 // Read a module tree held in a file system: the root module and the
@@ -77,7 +79,7 @@ module "sg" {
 }
 `)},
 	}
-	cfg, diags := config.ReadTreeFS(fsys, ".", "", config.ReadOptions{})
+	cfg, diags := config.ReadTreeFS(fsys, ".", "", config.ReadOptions{DefaultHost: "registry.example.test"})
 	if diags.HasErrors() {
 		fmt.Println(diags)
 		return
@@ -91,7 +93,7 @@ module "sg" {
 	// Output:
 	// "" in .
 	// "net" in modules/net
-	// module "net" (modules/net/main.tf:4) requires registry.opentofu.org/hashicorp/dns ~> 3.4
+	// module "net" (modules/net/main.tf:4) requires registry.example.test/hashicorp/dns ~> 3.4
 	// module "net" (modules/net/main.tf:9) requires module "net.sg" (git::https://git.example.test/sg.git?ref=v1.2.0) any version
 }
 
@@ -101,8 +103,8 @@ func ExampleStateRequirements() {
 	state := `{
   "version": 4,
   "resources": [
-    {"provider": "provider[\"registry.opentofu.org/hashicorp/aws\"]"},
-    {"provider": "module.net.provider[\"registry.opentofu.org/hashicorp/dns\"].east"}
+    {"provider": "provider[\"registry.example.test/hashicorp/aws\"]"},
+    {"provider": "module.net.provider[\"registry.example.test/hashicorp/dns\"].east"}
   ]
 }`
 	reqs, err := config.StateRequirements([]byte(state), "terraform.tfstate")
@@ -114,8 +116,8 @@ func ExampleStateRequirements() {
 		fmt.Println(r)
 	}
 	// Output:
-	// state (terraform.tfstate) requires registry.opentofu.org/hashicorp/aws any version
-	// state (terraform.tfstate) requires registry.opentofu.org/hashicorp/dns any version
+	// state (terraform.tfstate) requires registry.example.test/hashicorp/aws any version
+	// state (terraform.tfstate) requires registry.example.test/hashicorp/dns any version
 }
 
 // ManagedSource writes the selected version's tag into the source of a
