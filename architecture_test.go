@@ -41,20 +41,39 @@ func TestImportRules(t *testing.T) {
 	if len(lines) < 20 {
 		t.Fatalf("implausible package list: %q", lines)
 	}
+	// Below a concrete source: its own subpackages (test helpers, the
+	// cache's remote tier).
+	belowConcrete := func(p string) bool {
+		for _, c := range concrete {
+			if p == c || strings.HasPrefix(p, c+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	for _, line := range lines {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(fields[0], mod)
 		for _, imp := range fields[1:] {
+			// The configuration reader opens no connection: no networking
+			// (net/url and net/netip are parsers, allowed).
+			if pkg == "resolve/config" && (imp == "net" || imp == "crypto/tls" || (strings.HasPrefix(imp, "net/") && imp != "net/url" && imp != "net/netip")) {
+				t.Errorf("resolve/config imports %s: the configuration reader does no networking", imp)
+			}
 			if !strings.HasPrefix(imp, mod) {
 				continue
 			}
 			dep := strings.TrimPrefix(imp, mod)
 			top := strings.SplitN(pkg, "/", 2)[0]
 			switch {
-			case (top == "source" || pkg == "hash" || pkg == "lockfile") && (dep == "resolve" || strings.HasPrefix(dep, "resolve/install")):
+			case (top == "source" || pkg == "hash" || pkg == "lockfile") && (dep == "resolve" || dep == "resolve/config" || strings.HasPrefix(dep, "resolve/install")):
 				t.Errorf("%s imports %s: nothing below the solver may import it", pkg, dep)
 			case pkg == "resolve" && isConcrete(dep):
 				t.Errorf("resolve imports %s: the solver sees sources through the source interfaces only", dep)
+			case pkg == "resolve" && dep == "resolve/config":
+				t.Errorf("resolve imports resolve/config: the reader depends on the solver's vocabulary, never the other way")
+			case pkg == "resolve/config" && (dep == "resolve/install" || strings.HasPrefix(dep, "resolve/install/") || belowConcrete(dep)):
+				t.Errorf("resolve/config imports %s: the configuration reader fetches nothing; resolve/install puts reading and fetching together", dep)
 			case isConcrete(dep) && !(pkg == "resolve/install" || top == "examples" || pkg == "internal/interop" || contains(mayImport[pkg], dep)):
 				t.Errorf("%s imports the concrete source %s: only resolve/install and programs put sources together", pkg, dep)
 			}

@@ -2,7 +2,8 @@
 // providers and modules, version constraints, checksums and caching.
 //
 // It has no code of its own; the work is done by its packages, which point
-// one way: hash ← lockfile ← resolve → source ← source/registry, mirror, git, oci.
+// one way: hash ← lockfile ← resolve → source ← source/registry, mirror, git, oci;
+// resolve/config (the reader) → resolve (the solver).
 //
 // # Where to start
 //
@@ -18,8 +19,8 @@
 //     package, with the hashes Init would record, and leave the rest.
 //   - A wrapper that runs many units at once: Init and Check take a unit's
 //     root module as an fs.FS or as a configuration already read
-//     (resolve.ReadTreeFS); the units share one cache and one set of
-//     sources, and each unit's context names it
+//     ([github.com/tflock/tflock/resolve/config.ReadTreeFS]); the units
+//     share one cache and one set of sources, and each unit's context names it
 //     ([github.com/tflock/tflock/source.WithUnit]) so that every progress
 //     event says which unit it belongs to.
 //   - Tests downstream: registrytest, ocitest and gittest run real servers
@@ -44,8 +45,12 @@
 //
 // Choosing and installing:
 //
-//   - [github.com/tflock/tflock/resolve]: requirements read from configuration
-//     and state, with their origins, and the solver.
+//   - [github.com/tflock/tflock/resolve/config]: the reader of
+//     configuration (.tf, .tf.json, .tofu files, module trees, early
+//     evaluation of module sources and versions, tflock annotations) and
+//     of state: requirements with their origins.
+//   - [github.com/tflock/tflock/resolve]: the requirement vocabulary and
+//     the solver, which picks versions and explains each pick.
 //   - [github.com/tflock/tflock/resolve/install]: the whole "tofu init" for
 //     dependencies as a library call, and the read side for plan and apply.
 //

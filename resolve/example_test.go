@@ -8,8 +8,10 @@ import (
 
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 // staticLister is a fixed, in-memory [source.Lister]: versions by
@@ -55,7 +57,7 @@ module "vpc" {
 // Read a module's configuration, resolve it against a lister and explain
 // each pick.
 func Example() {
-	mod, diags := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(exampleConfig)}}, "", resolve.ReadOptions{})
+	mod, diags := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(exampleConfig)}}, "", config.ReadOptions{})
 	if diags.HasErrors() {
 		fmt.Println(diags)
 		return
@@ -87,20 +89,20 @@ func Example() {
 // A constraint conflict names every constraint, where it comes from, and
 // the versions that exist.
 func ExampleConflictError() {
-	app, _ := resolve.ReadFiles([]resolve.File{{Name: "modules/app/main.tf", Src: []byte(`
+	app, _ := config.ReadFiles([]config.File{{Name: "modules/app/main.tf", Src: []byte(`
 terraform {
   required_providers {
     aws = { source = "hashicorp/aws", version = ">= 2.0.0" }
   }
 }
-`)}}, "app", resolve.ReadOptions{})
-	utils, _ := resolve.ReadFiles([]resolve.File{{Name: "modules/utils/main.tf", Src: []byte(`
+`)}}, "app", config.ReadOptions{})
+	utils, _ := config.ReadFiles([]config.File{{Name: "modules/utils/main.tf", Src: []byte(`
 terraform {
   required_providers {
     aws = { source = "hashicorp/aws", version = "< 2.0.0" }
   }
 }
-`)}}, "utils", resolve.ReadOptions{})
+`)}}, "utils", config.ReadOptions{})
 	reqs := append(app.Requirements, utils.Requirements...)
 	lister := staticLister{"registry.opentofu.org/hashicorp/aws": {"1.0.0", "1.4.2", "2.1.0"}}
 	_, err := resolve.Resolve(context.Background(), reqs, lister, resolve.Options{})
@@ -136,7 +138,7 @@ provider "registry.opentofu.org/hashicorp/null" {
 		fmt.Println(err)
 		return
 	}
-	mod, _ := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(exampleConfig)}}, "", resolve.ReadOptions{})
+	mod, _ := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(exampleConfig)}}, "", config.ReadOptions{})
 	lister := staticLister{
 		"registry.opentofu.org/hashicorp/aws":                 {"5.0.0", "5.31.0"},
 		"registry.opentofu.org/hashicorp/random":              {"3.6.0"},
@@ -175,12 +177,12 @@ provider "registry.opentofu.org/hashicorp/null" {
 // A git module whose version constraint matches no tag: the error lists
 // the tags the lister saw.
 func ExampleNoMatchError() {
-	mod, _ := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(`
+	mod, _ := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(`
 module "net" {
   source  = "git::https://example.com/net.git"
   version = "~> 2.0"
 }
-`)}}, "", resolve.ReadOptions{})
+`)}}, "", config.ReadOptions{})
 	lister := source.ListerFunc(func(_ context.Context, pkg source.Package) ([]source.Available, error) {
 		var out []source.Available
 		for _, tag := range []string{"v1.0.0", "v1.1.0"} {
@@ -198,4 +200,21 @@ module "net" {
 	// Output:
 	// [v1.0.0 v1.1.0]
 	// module "net": no tag of git::https://example.com/net.git matches ~> 2.0 (required by root module (main.tf:4)); tags seen: v1.0.0, v1.1.0
+}
+
+// ClassifyModuleAddress tells the kinds of module source addresses
+// apart once they are parsed, here with another default registry host.
+func ExampleClassifyModuleAddress() {
+	for _, src := range []string{"./modules/net", "acme/vpc/aws", "git::https://git.example.test/net.git"} {
+		ms, err := address.ParseModuleSourceWith(src, address.Options{DefaultRegistryHost: "registry.example.test"})
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(ms, resolve.ClassifyModuleAddress(ms))
+	}
+	// Output:
+	// ./modules/net local
+	// registry.example.test/acme/vpc/aws registry
+	// git::https://git.example.test/net.git remote
 }

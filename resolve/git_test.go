@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source/git"
 )
 
@@ -61,7 +62,7 @@ func gitRepo(t *testing.T) (string, map[string]string) {
 func gitCall(t *testing.T, dir, constraint string) []resolve.Requirement {
 	t.Helper()
 	src := fmt.Sprintf("module \"net\" {\n  source  = \"git::file://%s\"\n  version = %q\n}\n", filepath.ToSlash(dir), constraint)
-	mod, err := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(src)}}, "", resolve.ReadOptions{})
+	mod, err := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(src)}}, "", config.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 package resolve
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
@@ -39,7 +42,7 @@ type Requirement struct {
 	// (address.StripCredentials): a lock file never holds one.
 	LockSource string
 	// Managed is set for a module call constrained by a tflock annotation
-	// ([AnnotationPrefix]), whose git "ref" or OCI "tag" argument tflock
+	// ([github.com/tflock/tflock/resolve/config.AnnotationPrefix]), whose git "ref" or OCI "tag" argument tflock
 	// writes; ManagedTag is that argument as the source writes it now
 	// ("" when it has none).
 	Managed    bool
@@ -143,10 +146,12 @@ func ClassifyModuleSource(s string) ModuleSourceKind {
 	if err != nil {
 		return ModuleSourceRemote
 	}
-	return kindOf(ms)
+	return ClassifyModuleAddress(ms)
 }
 
-func kindOf(ms address.ModuleSource) ModuleSourceKind {
+// ClassifyModuleAddress is [ClassifyModuleSource] for a source address
+// already parsed (with whatever default registry host applies).
+func ClassifyModuleAddress(ms address.ModuleSource) ModuleSourceKind {
 	switch ms.(type) {
 	case address.Local:
 		return ModuleSourceLocal
@@ -156,23 +161,35 @@ func kindOf(ms address.ModuleSource) ModuleSourceKind {
 	return ModuleSourceRemote
 }
 
-// modulePackage returns the package a lister is asked about for a remote
-// module source (the package address, and the git ref, OCI digest or
-// explicit OCI tag that pins it), and the source its lock entry records.
-func modulePackage(ms address.ModuleSource, raw string) (source.ModulePackage, string) {
-	pkg := source.ModulePackage{Source: ms.Package()}
-	if r, ok := ms.(address.Remote); ok {
-		switch r.Kind {
-		case address.KindGit:
-			pkg.Ref = r.Ref
-		case address.KindOCI:
-			switch {
-			case r.Digest != "":
-				pkg.Ref = r.Digest
-			case strings.Contains(raw, "tag="):
-				pkg.Ref = r.Tag
-			}
-		}
+// ParseProviderSource parses a provider source address. An address without
+// a host name ("hashicorp/aws", or a bare type "aws", which means
+// "hashicorp/aws") is on defaultHost, never on the address library's own
+// default host. It is tflock's one provider-address parser (the same as
+// address.ParseProviderSource and the lock file's), except that legacy
+// addresses ("-/aws"), which OpenTofu refuses when it installs, are
+// rejected here.
+func ParseProviderSource(s, defaultHost string) (tfaddr.Provider, error) {
+	p, err := provaddr.Parse(s, cmp.Or(defaultHost, DefaultRegistryHost))
+	if err != nil {
+		return tfaddr.Provider{}, err
 	}
-	return pkg, ms.LockSource()
+	if p.Namespace == tfaddr.LegacyProviderNamespace {
+		return tfaddr.Provider{}, fmt.Errorf("legacy provider address %q: give a namespace, such as \"hashicorp/%s\"", s, p.Type)
+	}
+	return p, nil
+}
+
+// ProviderRequirements returns one requirement without a constraint for
+// each distinct provider of addrs, sorted by address, all with the given
+// origin: the way for a caller to say "these providers stay required" (for
+// instance the providers of a state it read itself).
+func ProviderRequirements(addrs []tfaddr.Provider, origin Origin) []Requirement {
+	addrs = slices.DeleteFunc(slices.Clone(addrs), tfaddr.Provider.IsZero)
+	slices.SortFunc(addrs, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+	addrs = slices.Compact(addrs)
+	reqs := make([]Requirement, 0, len(addrs))
+	for _, a := range addrs {
+		reqs = append(reqs, Requirement{Package: source.ProviderPackage{Addr: a}, Origin: origin})
+	}
+	return reqs
 }

@@ -19,6 +19,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -49,7 +50,7 @@ type command struct {
 	fsMirror      string
 	netMirror     string
 	flavor        install.Flavor
-	varArgs       []resolve.VarArg // -var and -var-file, in order
+	varArgs       []config.VarArg // -var and -var-file, in order
 	stderr        io.Writer
 }
 
@@ -61,14 +62,14 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 // varFlag is -var or -var-file: both append to one list, keeping the
 // command line's order, which decides which value wins.
 type varFlag struct {
-	args *[]resolve.VarArg
+	args *[]config.VarArg
 	file bool
 }
 
 func (v varFlag) String() string { return "" }
 func (v varFlag) Set(s string) error {
 	if !v.file {
-		*v.args = append(*v.args, resolve.VarArg{Var: s})
+		*v.args = append(*v.args, config.VarArg{Var: s})
 		return nil
 	}
 	// Relative to this process's working directory, as for a tofu run
@@ -77,7 +78,7 @@ func (v varFlag) Set(s string) error {
 	if err != nil {
 		return err
 	}
-	*v.args = append(*v.args, resolve.VarArg{File: abs})
+	*v.args = append(*v.args, config.VarArg{File: abs})
 	return nil
 }
 
@@ -177,7 +178,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Platforms:     c.platforms,
 		Events:        out,
 		Flavor:        c.flavor,
-		Variables:     resolve.Variables{Args: c.varArgs},
+		Variables:     config.Variables{Args: c.varArgs},
 	}
 	if c.cacheDir != "" {
 		co := cache.Options{Events: out}

@@ -175,11 +175,11 @@ func TestParsePart(t *testing.T) {
 }
 
 // TestEntryPointsAgree checks that every public way of reading a provider
-// address reads each case as the one parser does: source/address, the
-// configuration reader's resolve.ParseProviderSource (which refuses the
-// legacy namespace, as OpenTofu does when it installs), a lock file's
-// provider block (fully-qualified, canonical, lockable addresses only)
-// and the CLI configuration's dev_overrides keys.
+// address reads each case as the one parser does: source/address,
+// resolve.ParseProviderSource, which the configuration reader and the
+// solver use (it refuses the legacy namespace, as OpenTofu does when it
+// installs), a lock file's provider block (fully-qualified, canonical,
+// lockable addresses only) and the CLI configuration's dev_overrides keys.
 func TestEntryPointsAgree(t *testing.T) {
 	for _, c := range parseCases {
 		t.Run(c.in, func(t *testing.T) {

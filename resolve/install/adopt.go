@@ -13,6 +13,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -59,7 +60,7 @@ func (r *run) warnf(format string, args ...any) {
 // adoptInstalled treats as locked the installed selection of each call
 // that the lock file does not mention (see above). Calls being upgraded
 // are left to the solver.
-func (r *run) adoptInstalled(calls []*resolve.ModuleCall) {
+func (r *run) adoptInstalled(calls []*config.ModuleCall) {
 	for _, mc := range calls {
 		if r.prev.Module(mc.Path) != nil || r.upgradingModule(mc.Path) {
 			continue
@@ -120,12 +121,12 @@ func (r *run) moduleRequirement(call string) (resolve.Requirement, bool) {
 	return resolve.Requirement{}, false
 }
 
-func isGit(mc *resolve.ModuleCall) bool {
+func isGit(mc *config.ModuleCall) bool {
 	a, ok := mc.Address.(address.Remote)
 	return ok && a.Kind == address.KindGit
 }
 
-func isOCI(mc *resolve.ModuleCall) bool {
+func isOCI(mc *config.ModuleCall) bool {
 	a, ok := mc.Address.(address.Remote)
 	return ok && a.Kind == address.KindOCI
 }
@@ -164,7 +165,7 @@ func (r *run) markRerecorded(changes []lockfile.Change) {
 // address (OpenTofu's module-locking RFC PR #3540 form) to the calls that
 // have none, before they are resolved ([lockfile.File.BindModules]). The
 // caller's lock file is never changed: the run works on a copy.
-func (r *run) bindSourceLocks(calls []*resolve.ModuleCall) {
+func (r *run) bindSourceLocks(calls []*config.ModuleCall) {
 	if !hasSourceModules(r.prev) {
 		return
 	}
@@ -202,7 +203,7 @@ func hasSourceModules(f *lockfile.File) bool {
 // and version and the installed package (a .git of tofu's checkout left
 // out, by the module rule) matches the lock's hashes: it is then kept in
 // place, neither fetched nor copied. Otherwise nil.
-func (r *run) installedModule(pick resolve.ModulePick, mc *resolve.ModuleCall, ml *lockfile.ModuleLock) *moduleFetch {
+func (r *run) installedModule(pick resolve.ModulePick, mc *config.ModuleCall, ml *lockfile.ModuleLock) *moduleFetch {
 	key := pick.Call + "\x00" + pick.Package.Version.String()
 	r.mu.Lock()
 	mf, done := r.installedMods[key]
@@ -220,7 +221,7 @@ func (r *run) installedModule(pick resolve.ModulePick, mc *resolve.ModuleCall, m
 	return mf
 }
 
-func (r *run) checkInstalledModule(pick resolve.ModulePick, mc *resolve.ModuleCall, ml *lockfile.ModuleLock) *moduleFetch {
+func (r *run) checkInstalledModule(pick resolve.ModulePick, mc *config.ModuleCall, ml *lockfile.ModuleLock) *moduleFetch {
 	rec, ok := r.manifest[pick.Call]
 	if !ok || mc.Address == nil || rec.Source != mc.Address.String() {
 		return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
@@ -205,7 +206,7 @@ func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 // moduleCall reads the call LockModule locks as the configuration reader
 // reads a module block, so that its source and version mean what they
 // mean to Init.
-func (r *run) moduleCall(opts LockModuleOptions) (*resolve.ModuleCall, *resolve.Module, error) {
+func (r *run) moduleCall(opts LockModuleOptions) (*config.ModuleCall, *config.Module, error) {
 	for _, part := range strings.Split(opts.Call, ".") {
 		if !hclsyntax.ValidIdentifier(part) {
 			return nil, nil, fmt.Errorf("install: invalid module call path %q: each part must be a module name", opts.Call)
@@ -221,14 +222,14 @@ func (r *run) moduleCall(opts LockModuleOptions) (*resolve.ModuleCall, *resolve.
 	if opts.Version != "" {
 		b.SetAttributeValue("version", cty.StringVal(opts.Version))
 	}
-	mod, diags := resolve.ReadFiles([]resolve.File{{Name: lockModuleFile, Src: f.Bytes()}}, parent, r.readOptions())
+	mod, diags := config.ReadFiles([]config.File{{Name: lockModuleFile, Src: f.Bytes()}}, parent, r.readOptions())
 	if diags.HasErrors() {
 		return nil, nil, &ConfigError{Dir: lockModuleFile, Diagnostics: diags}
 	}
 	if mod.Calls[0].Kind == resolve.ModuleSourceLocal {
 		return nil, nil, fmt.Errorf("install: module %q: %q is a local module source; local modules are not locked", opts.Call, opts.Address)
 	}
-	remote := r.addTree(&tree{cfg: &resolve.Config{Modules: []*resolve.Module{mod}}})
+	remote := r.addTree(&tree{cfg: &config.Config{Modules: []*config.Module{mod}}})
 	return remote[0], mod, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/providercache"
@@ -85,7 +86,7 @@ const (
 	// executable. Err says why.
 	ProblemNoExecutable
 	// ProblemManagedRef: the git ref or OCI tag of a module call that
-	// tflock manages ([resolve.AnnotationPrefix]) does not name the
+	// tflock manages ([config.AnnotationPrefix]) does not name the
 	// locked version, so tofu would install another one; Init rewrites
 	// it.
 	ProblemManagedRef
@@ -314,7 +315,7 @@ func installProblem(errs *[]error, problems *[]Problem, kind ProblemKind, pkg so
 // every module modules.json lists, or the root module and its local
 // modules when there is no manifest.
 func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
-	ropts := resolve.ReadOptions{DefaultHost: opts.Resolve.DefaultHost, Variables: opts.Variables}
+	ropts := config.ReadOptions{DefaultHost: opts.Resolve.DefaultHost, Variables: opts.Variables}
 	man, err := ReadManifest(filepath.Join(opts.InstallDir, "modules", ManifestFile))
 	if err != nil {
 		return nil, err
@@ -346,7 +347,7 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		return append(reqs, more...), nil
 	}
 	if len(man.Modules) == 0 {
-		cfg, diags := resolve.ReadTree(opts.Dir, "", ropts)
+		cfg, diags := config.ReadTree(opts.Dir, "", ropts)
 		if diags.HasErrors() {
 			return nil, &ConfigError{Dir: opts.Dir, Diagnostics: diags}
 		}
@@ -357,9 +358,9 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 
 // readInstalled reads the requirements of one module modules.json lists,
 // in its directory relative to the configuration directory dir.
-func readInstalled(dir string, rec ManifestRecord, ropts resolve.ReadOptions) (*resolve.Module, error) {
+func readInstalled(dir string, rec ManifestRecord, ropts config.ReadOptions) (*config.Module, error) {
 	mdir := filepath.Join(dir, filepath.FromSlash(rec.Dir))
-	m, diags := resolve.ReadModule(mdir, rec.Key, ropts)
+	m, diags := config.ReadModule(mdir, rec.Key, ropts)
 	if diags.HasErrors() {
 		return nil, &ConfigError{Dir: mdir, Diagnostics: diags}
 	}

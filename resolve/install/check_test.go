@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
@@ -97,7 +97,7 @@ func TestCheckFSAndConfig(t *testing.T) {
 		"main.tf":             {Data: []byte(strings.Replace(rootConfig, `version = "~> 5.0"`, `version = "~> 4.0"`, 1))},
 		"modules/app/main.tf": {Data: readFile(t, filepath.Join(dir, "modules", "app", "main.tf"))},
 	}
-	cfg, diags := resolve.ReadTreeFS(mfs, ".", "", resolve.ReadOptions{})
+	cfg, diags := config.ReadTreeFS(mfs, ".", "", config.ReadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -111,7 +111,7 @@ func TestCheckFSAndConfig(t *testing.T) {
 			t.Errorf("%s: Check = %v, problems %+v; want the aws constraint change in main.tf", name, err, res.Problems)
 		}
 	}
-	if _, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Config: &resolve.Config{}}); err == nil {
+	if _, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Config: &config.Config{}}); err == nil {
 		t.Error("an empty Config is accepted")
 	}
 }

@@ -18,7 +18,7 @@
 //     LockProvider example).
 //   - A wrapper running many units: [Init] and [Check] take the root module
 //     as an [io/fs.FS] ([Options.FS]) or already read
-//     ([Options.Config], from [resolve.ReadTree] or [resolve.ReadTreeFS]);
+//     ([Options.Config], from [config.ReadTree] or [config.ReadTreeFS]);
 //     units run at once on one shared [cache.Cache] and shared sources, and
 //     each one's context names it ([source.WithUnit]) so every event
 //     ([source.Event.Unit]) says which unit it belongs to (see the Init
@@ -30,8 +30,8 @@
 //
 // # Init
 //
-// [Init] reads the root module and the local modules it calls in place,
-// then resolves the remote module calls, fetches each module package and
+// [Init] reads the root module and the local modules it calls in place
+// (package resolve/config), then resolves the remote module calls, fetches each module package and
 // reads it in turn (its call path is the caller's joined with a dot: "a.b"),
 // level by level, until the module tree is complete. It then resolves every
 // provider over the whole tree (see package resolve), fetches every selected
@@ -78,7 +78,7 @@
 // each platform's package once, in parallel).
 //
 // Managed refs: a git or OCI module call constrained by a "# tflock:
-// version = ..." comment in its module block ([resolve.AnnotationPrefix];
+// version = ..." comment in its module block ([config.AnnotationPrefix];
 // the form stock tofu and terraform load, which refuse the module-locking
 // RFC's version argument on such a source) is resolved like a call with
 // a version argument, and its source's git "ref" or OCI "tag" argument is

@@ -7,24 +7,25 @@ import (
 	"strings"
 
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 )
 
 // readCalledTree reads the module tree of a fetched remote module called
 // by mc: its input variables, which its own module calls' sources and
 // versions may use, take the arguments of mc.
-func (r *run) readCalledTree(ctx context.Context, dir string, mc *resolve.ModuleCall, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
+func (r *run) readCalledTree(ctx context.Context, dir string, mc *config.ModuleCall, pkgRoot, manifestRoot string) ([]*config.ModuleCall, error) {
 	opts := r.readOptions()
 	opts.Caller = mc
-	cfg, diags := resolve.ReadTree(dir, mc.Path, opts)
+	cfg, diags := config.ReadTree(dir, mc.Path, opts)
 	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
 }
 
 // callerIndex holds the module calls of the modules read so far by call
 // path, so that a module read later evaluates its own calls' sources and
 // versions with its caller's arguments.
-type callerIndex map[string]*resolve.ModuleCall
+type callerIndex map[string]*config.ModuleCall
 
-func (ix callerIndex) add(m *resolve.Module) {
+func (ix callerIndex) add(m *config.Module) {
 	for i := range m.Calls {
 		ix[m.Calls[i].Path] = &m.Calls[i]
 	}
@@ -33,7 +34,7 @@ func (ix callerIndex) add(m *resolve.Module) {
 // readAllInstalled reads the modules of recs (modules.json records),
 // callers before the modules they call, and returns their requirements in
 // the order of recs.
-func readAllInstalled(dir string, recs []ManifestRecord, ropts resolve.ReadOptions, callers callerIndex) ([]resolve.Requirement, error) {
+func readAllInstalled(dir string, recs []ManifestRecord, ropts config.ReadOptions, callers callerIndex) ([]resolve.Requirement, error) {
 	depth := func(key string) int {
 		if key == "" {
 			return -1

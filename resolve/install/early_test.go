@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/resolve/versions"
@@ -41,7 +41,7 @@ module "vpc" {
 		"terraform.tfvars": "org = \"acme\"\n",
 	})
 	c := openCache(t)
-	vars := resolve.Variables{LookupEnv: noEnvLookup, Args: []resolve.VarArg{{Var: "vpc_version=~> 1.0"}}}
+	vars := config.Variables{LookupEnv: noEnvLookup, Args: []config.VarArg{{Var: "vpc_version=~> 1.0"}}}
 	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Variables: vars})
 	ml := res.Lock.Module("vpc")
 	if ml == nil {
@@ -63,7 +63,7 @@ module "vpc" {
 	// overrides the -var; the lock keeps 1.1.0 and the constraint
 	// recorded is the new one.
 	writeFiles(t, dir, map[string]string{"pin.tfvars": "vpc_version = \">= 1.1.0\"\n"})
-	vars.Args = append(vars.Args, resolve.VarArg{File: "pin.tfvars"})
+	vars.Args = append(vars.Args, config.VarArg{File: "pin.tfvars"})
 	res = initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c, Variables: vars})
 	if ml := res.Lock.Module("vpc"); ml == nil || ml.Constraints != ">= 1.1.0" || ml.Version != versions.MustParse("1.1.0") {
 		t.Errorf("vpc lock after -var-file = %+v, want >= 1.1.0 at 1.1.0", ml)
@@ -73,7 +73,7 @@ module "vpc" {
 		t.Fatal(err)
 	}
 
-	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, Variables: resolve.Variables{LookupEnv: noEnvLookup}})
+	_, err = install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, Variables: config.Variables{LookupEnv: noEnvLookup}})
 	var ce *install.ConfigError
 	if !errors.As(err, &ce) {
 		t.Fatalf("Init without a value: %v, want a *ConfigError", err)
@@ -122,7 +122,7 @@ module "vpc" {
   sub_version = "~> 2.0"
 }
 `})
-	vars := resolve.Variables{LookupEnv: func(k string) (string, bool) {
+	vars := config.Variables{LookupEnv: func(k string) (string, bool) {
 		if k == "TF_VAR_org" {
 			return "acme", true
 		}
@@ -146,7 +146,7 @@ module "vpc" {
 	}
 	// Without the root's value the nested call is not known: Check says
 	// so rather than checking something else.
-	_, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Variables: resolve.Variables{LookupEnv: noEnvLookup}})
+	_, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Variables: config.Variables{LookupEnv: noEnvLookup}})
 	if err == nil || !strings.Contains(err.Error(), "var.org") {
 		t.Errorf("Check without var.org: %v, want an error naming var.org", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 )
@@ -134,7 +135,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 // newRun starts the state of one run (an Init, or a [LockProvider] or
 // [LockModule] call).
 func newRun(s *settings) *run {
-	r := &run{s: s, prev: s.Resolve.Lock, locked: s.Resolve.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*resolve.ModuleCall{}}
+	r := &run{s: s, prev: s.Resolve.Lock, locked: s.Resolve.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*config.ModuleCall{}}
 	if !s.noDir {
 		r.readInstalledModules()
 	}
@@ -166,8 +167,8 @@ type run struct {
 	mu        sync.Mutex
 	reqs      []resolve.Requirement
 	trees     []*tree
-	calls     map[string]*resolve.ModuleCall // every module call by path
-	fetched   map[string]*moduleFetch        // remote module calls by path
+	calls     map[string]*config.ModuleCall // every module call by path
+	fetched   map[string]*moduleFetch       // remote module calls by path
 	downloads int
 	warnings  []string
 	installed map[string]hash.Hash // installedMatch's answers: the h1: of each installed package ("" if none)
@@ -198,8 +199,8 @@ func (r *run) resolveOptions(own func(context.Context, resolve.ProviderPick)) re
 	return o
 }
 
-func (r *run) readOptions() resolve.ReadOptions {
-	return resolve.ReadOptions{DefaultHost: r.s.Resolve.DefaultHost, Variables: r.s.Variables}
+func (r *run) readOptions() config.ReadOptions {
+	return config.ReadOptions{DefaultHost: r.s.Resolve.DefaultHost, Variables: r.s.Variables}
 }
 
 func (r *run) requirements() []resolve.Requirement {

@@ -13,6 +13,7 @@ import (
 	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -21,7 +22,7 @@ import (
 )
 
 // SourceRewrite is one module source Init rewrote in the configuration: a
-// call constrained by a tflock annotation ([resolve.AnnotationPrefix])
+// call constrained by a tflock annotation ([config.AnnotationPrefix])
 // whose git "ref" or OCI "tag" argument now names the selected version.
 type SourceRewrite struct {
 	// Call is the module call path.
@@ -36,7 +37,7 @@ type SourceRewrite struct {
 
 // ManagedRefError is returned by a read-only Init ([Options.ReadOnly])
 // when the "ref" or "tag" of a module call that tflock manages (see
-// [resolve.AnnotationPrefix]) is not the selected version's, which a
+// [config.AnnotationPrefix]) is not the selected version's, which a
 // normal run would rewrite. errors.As finds it.
 type ManagedRefError struct {
 	// Rewrites are the rewrites refused.
@@ -54,7 +55,7 @@ func (e *ManagedRefError) Error() string {
 
 // managedEdit is a planned rewrite of one module call's source.
 type managedEdit struct {
-	call     *resolve.ModuleCall
+	call     *config.ModuleCall
 	old, new string
 	rw       SourceRewrite
 }
@@ -88,7 +89,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 			if err != nil {
 				return nil, err
 			}
-			next, err := resolve.ManagedSource(mc.Source, tag)
+			next, err := config.ManagedSource(mc.Source, tag)
 			if err != nil {
 				return nil, err
 			}
@@ -96,7 +97,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 			key := fmt.Sprintf("%s:%d", mc.SourceRange.Filename, mc.SourceRange.Start.Byte)
 			if prev, dup := at[key]; dup {
 				if prev.next != next {
-					return nil, fmt.Errorf("module calls %q and %q share the source at %s:%d, whose %s tflock manages, but their locks select different versions (%q, %q): constrain them to one version", prev.call, mc.Path, mc.SourceRange.Filename, mc.SourceRange.Start.Line, resolve.ManagedArgument(rem), address.Redact(prev.next), address.Redact(next))
+					return nil, fmt.Errorf("module calls %q and %q share the source at %s:%d, whose %s tflock manages, but their locks select different versions (%q, %q): constrain them to one version", prev.call, mc.Path, mc.SourceRange.Filename, mc.SourceRange.Start.Line, config.ManagedArgument(rem), address.Redact(prev.next), address.Redact(next))
 				}
 				continue
 			}
@@ -121,7 +122,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 					continue
 				}
 				if !tagNames(rem.Kind, writtenTag(rem), mf.pick.Package.Version) {
-					msg := fmt.Sprintf("Module source not rewritten: module %q is called from a fetched package with the source %q, whose %s tflock manages, but the lock selects version %s; tofu and terraform install what the source names.", mc.Path, address.Redact(mc.Source), resolve.ManagedArgument(rem), mf.pick.Package.Version)
+					msg := fmt.Sprintf("Module source not rewritten: module %q is called from a fetched package with the source %q, whose %s tflock manages, but the lock selects version %s; tofu and terraform install what the source names.", mc.Path, address.Redact(mc.Source), config.ManagedArgument(rem), mf.pick.Package.Version)
 					res.Warnings = append(res.Warnings, msg)
 					source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
 				}
@@ -161,7 +162,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 // names already if it is that version (read as the git or OCI source
 // reads tags), or else the one a fresh listing reports (a pick answered
 // by the lock file alone carries no tag).
-func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *resolve.ModuleCall) (string, error) {
+func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *config.ModuleCall) (string, error) {
 	v := pick.Package.Version
 	if v.IsZero() {
 		return "", fmt.Errorf("module %q: no version was selected for its managed source", mc.Path)
@@ -218,7 +219,7 @@ func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock) string {
 	if err != nil || tagNames(rem.Kind, q.ManagedTag, ml.Version) {
 		return ""
 	}
-	arg := resolve.ManagedArgument(rem)
+	arg := config.ManagedArgument(rem)
 	written := fmt.Sprintf("%s %s", arg, q.ManagedTag)
 	if q.ManagedTag == "" {
 		written = "no " + arg

@@ -15,6 +15,7 @@ import (
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 )
@@ -34,10 +35,10 @@ type Options struct {
 	// paths modules.json records. Default nil: read Dir.
 	FS fs.FS
 	// Config, when set, is the root module tree the caller already read
-	// ([resolve.ReadTree] or [resolve.ReadTreeFS]); nothing is read for
+	// ([config.ReadTree] or [config.ReadTreeFS]); nothing is read for
 	// the root module, and Dir is used as with FS. It takes precedence
 	// over FS. Init does not change it.
-	Config *resolve.Config
+	Config *config.Config
 	// Resolve are the solver's settings, which Init hands to
 	// [resolve.Resolve] whole, and Check reads as Init does, with the
 	// differences below.
@@ -143,7 +144,7 @@ type Options struct {
 	ReadOnly bool
 	// KeepManagedRefs stops Init from rewriting the git "ref" or OCI
 	// "tag" argument of module calls constrained by a tflock annotation
-	// comment ([resolve.AnnotationPrefix]) in the configuration's files.
+	// comment ([config.AnnotationPrefix]) in the configuration's files.
 	// By default (false) Init writes the selected version's tag there,
 	// in place, once the packages are installed, so that a stock tofu or
 	// terraform installs the locked version; with KeepManagedRefs, a ref
@@ -151,20 +152,20 @@ type Options struct {
 	// rewrite: such a ref fails them with a [*ManagedRefError].
 	KeepManagedRefs bool
 	// Requirements are extra requirements, such as the providers a state
-	// still uses ([resolve.StateRequirements]). Default none.
+	// still uses ([config.StateRequirements]). Default none.
 	Requirements []resolve.Requirement
 	// StateFile is a state file, such as the local backend's
 	// DIR/terraform.tfstate: every provider its resources use stays
 	// required, and locked, after the configuration stops naming it, as
-	// tofu keeps it (see [resolve.ReadStateFile]). A missing file is no
-	// state yet; an unreadable one fails Init with a [*resolve.StateError]
+	// tofu keeps it (see [config.ReadStateFile]). A missing file is no
+	// state yet; an unreadable one fails Init with a [*config.StateError]
 	// naming it. Default "": no state is read.
 	StateFile string
 	// Variables are the root module's input variable values (-var,
 	// -var-file) for the early evaluation of module sources and
 	// versions; the zero value reads terraform.tfvars, *.auto.tfvars and
-	// TF_VAR_* as OpenTofu does. See [resolve.Variables].
-	Variables resolve.Variables
+	// TF_VAR_* as OpenTofu does. See [config.Variables].
+	Variables config.Variables
 	// DownloadConcurrency bounds the provider packages downloaded,
 	// extracted and hashed at once, never more than Resolve.Concurrency.
 	// If less than or equal to 0, a default of 32 (or 4 per CPU,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 )
@@ -71,9 +72,9 @@ func TestInitStateKeepsProvider(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"terraform.tfstate": `{"version": 4, "resources": [{"provider": "aws"}]}`})
 	before := snapshot(t, dir)
 	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, StateFile: state})
-	var se *resolve.StateError
+	var se *config.StateError
 	if !errors.As(err, &se) || se.Filename != state || !strings.Contains(err.Error(), state+": resources[0]") {
-		t.Errorf("broken state: %v, want a *resolve.StateError naming %s", err, state)
+		t.Errorf("broken state: %v, want a *config.StateError naming %s", err, state)
 	}
 	if snapshot(t, dir) != before {
 		t.Error("a failed run changed the configuration directory")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
@@ -153,7 +154,7 @@ module "network" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, diags := resolve.ReadTree(src, "", resolve.ReadOptions{DefaultHost: installtest.RegistryHost})
+	cfg, diags := config.ReadTree(src, "", config.ReadOptions{DefaultHost: installtest.RegistryHost})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cache"
@@ -25,13 +26,13 @@ import (
 type tree struct {
 	pkgRoot      string // file system directory of the package (or the root module)
 	manifestRoot string // the same, as modules.json spells it
-	cfg          *resolve.Config
+	cfg          *config.Config
 }
 
 // moduleFetch is a remote module call's package.
 type moduleFetch struct {
 	pick  resolve.ModulePick
-	call  *resolve.ModuleCall
+	call  *config.ModuleCall
 	entry cache.Entry
 	sub   string // subdirectory of entry.Dir holding the module (slash-separated)
 	hit   bool
@@ -45,11 +46,11 @@ type moduleFetch struct {
 }
 
 // addTree records a module tree and returns its remote module calls.
-func (r *run) addTree(t *tree) []*resolve.ModuleCall {
+func (r *run) addTree(t *tree) []*config.ModuleCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.trees = append(r.trees, t)
-	var remote []*resolve.ModuleCall
+	var remote []*config.ModuleCall
 	for _, m := range t.cfg.Modules {
 		r.reqs = append(r.reqs, m.Requirements...)
 		for i := range m.Calls {
@@ -63,14 +64,14 @@ func (r *run) addTree(t *tree) []*resolve.ModuleCall {
 	return remote
 }
 
-func (r *run) readTree(ctx context.Context, dir, call, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
-	cfg, diags := resolve.ReadTree(dir, call, r.readOptions())
+func (r *run) readTree(ctx context.Context, dir, call, pkgRoot, manifestRoot string) ([]*config.ModuleCall, error) {
+	cfg, diags := config.ReadTree(dir, call, r.readOptions())
 	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
 }
 
 // useTree records a module tree read from dir, or fails with its
 // errors.
-func (r *run) useTree(ctx context.Context, dir string, cfg *resolve.Config, diags hcl.Diagnostics, pkgRoot, manifestRoot string) ([]*resolve.ModuleCall, error) {
+func (r *run) useTree(ctx context.Context, dir string, cfg *config.Config, diags hcl.Diagnostics, pkgRoot, manifestRoot string) ([]*config.ModuleCall, error) {
 	if diags.HasErrors() {
 		return nil, &ConfigError{Dir: dir, Diagnostics: diags}
 	}
@@ -113,7 +114,7 @@ func (r *run) walk(ctx context.Context) error {
 	for len(pending) > 0 {
 		r.bindSourceLocks(pending)
 		r.adoptInstalled(pending)
-		want := map[string]*resolve.ModuleCall{}
+		want := map[string]*config.ModuleCall{}
 		for _, mc := range pending {
 			want[mc.Path] = mc
 		}
@@ -210,7 +211,7 @@ func (r *run) lockedModule(pick resolve.ModulePick) *lockfile.ModuleLock {
 	return ml
 }
 
-func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *resolve.ModuleCall) (*moduleFetch, error) {
+func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *config.ModuleCall) (*moduleFetch, error) {
 	pkg := pick.Package
 	var want []hash.Hash
 	ml := r.lockedModule(pick)

@@ -1,4 +1,4 @@
-package resolve_test
+package config_test
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source"
 )
 
@@ -43,7 +44,7 @@ func reqLines(reqs []resolve.Requirement) []string {
 
 func TestReadTree(t *testing.T) {
 	t.Chdir(filepath.Join("testdata", "config", "tree"))
-	cfg, diags := resolve.ReadTree(".", "", resolve.ReadOptions{})
+	cfg, diags := config.ReadTree(".", "", config.ReadOptions{})
 	wantDiags := []string{
 		"main.tf:17 WARNING: Provider without a required_providers entry",
 		"main.tf:18 WARNING: Version constraints inside provider configuration blocks are deprecated",
@@ -83,7 +84,7 @@ func TestReadTree(t *testing.T) {
 		t.Errorf("requirements (-want +got):\n%s", diff)
 	}
 	root := cfg.Modules[0]
-	var widget *resolve.ProviderEntry
+	var widget *config.ProviderEntry
 	for i := range root.Providers {
 		if root.Providers[i].LocalName == "widget" {
 			widget = &root.Providers[i]
@@ -102,7 +103,7 @@ func TestReadTree(t *testing.T) {
 }
 
 func TestReadModuleDefaultHost(t *testing.T) {
-	files := []resolve.File{{Name: "main.tf", Src: []byte(`
+	files := []config.File{{Name: "main.tf", Src: []byte(`
 terraform {
   required_providers {
     aws = { source = "hashicorp/aws" }
@@ -111,7 +112,7 @@ terraform {
 }
 resource "null_resource" "x" {}
 `)}}
-	m, diags := resolve.ReadFiles(files, "", resolve.ReadOptions{DefaultHost: "mirror.example"})
+	m, diags := config.ReadFiles(files, "", config.ReadOptions{DefaultHost: "mirror.example"})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -126,7 +127,7 @@ resource "null_resource" "x" {}
 }
 
 func TestReadModuleSources(t *testing.T) {
-	files := []resolve.File{{Name: "main.tf", Src: []byte(`
+	files := []config.File{{Name: "main.tf", Src: []byte(`
 module "sub" {
   source  = "terraform-aws-modules/vpc/aws//modules/endpoints"
   version = "~> 5.0"
@@ -145,7 +146,7 @@ module "ocilatest" {
   source = "oci://example.com/repo/mod"
 }
 `)}}
-	m, diags := resolve.ReadFiles(files, "root", resolve.ReadOptions{DefaultHost: "mirror.example"})
+	m, diags := config.ReadFiles(files, "root", config.ReadOptions{DefaultHost: "mirror.example"})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -193,7 +194,7 @@ func TestConfigDiagnostics(t *testing.T) {
 				t.Fatal("no ERROR or WARNING markers")
 			}
 			slices.Sort(want)
-			_, diags := resolve.ReadFiles([]resolve.File{{Name: path, Src: src}}, "", resolve.ReadOptions{})
+			_, diags := config.ReadFiles([]config.File{{Name: path, Src: src}}, "", config.ReadOptions{})
 			if diff := cmp.Diff(want, diagLines(diags)); diff != "" {
 				t.Errorf("diagnostics (-want +got):\n%s", diff)
 				for _, d := range diags {
@@ -205,7 +206,7 @@ func TestConfigDiagnostics(t *testing.T) {
 }
 
 func TestReadModuleMissingDir(t *testing.T) {
-	_, diags := resolve.ReadModule(filepath.Join(t.TempDir(), "absent"), "", resolve.ReadOptions{})
+	_, diags := config.ReadModule(filepath.Join(t.TempDir(), "absent"), "", config.ReadOptions{})
 	if !diags.HasErrors() || diags[0].Summary != "Unreadable module directory" {
 		t.Errorf("diags = %v", diags)
 	}
@@ -216,7 +217,7 @@ func TestReadTreeCycle(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte("module \"self\" {\n  source = \"./\"\n}\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	_, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{})
+	_, diags := config.ReadTree(dir, "", config.ReadOptions{})
 	if got := diagLines(diags); len(got) != 1 || !strings.HasSuffix(got[0], "main.tf:2 ERROR: Module call cycle") {
 		t.Errorf("diags = %v", got)
 	}
@@ -225,7 +226,7 @@ func TestReadTreeCycle(t *testing.T) {
 // A fetched remote module is read under its own call path, with its local
 // children below it.
 func TestReadTreeAtCallPath(t *testing.T) {
-	cfg, diags := resolve.ReadTree(filepath.Join("testdata", "config", "tree", "modules", "app"), "vpc", resolve.ReadOptions{})
+	cfg, diags := config.ReadTree(filepath.Join("testdata", "config", "tree", "modules", "app"), "vpc", config.ReadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -1,4 +1,4 @@
-package resolve_test
+package config_test
 
 import (
 	"os"
@@ -8,8 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/hashicorp/hcl/v2"
-
-	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 )
 
 // earlyHost is the default registry host of these tests.
@@ -54,9 +53,9 @@ func envOf(m map[string]string) func(string) (string, bool) {
 
 // readEarly reads dir as a root module and returns its requirement lines,
 // failing on any error.
-func readEarly(t *testing.T, dir string, vars resolve.Variables) []string {
+func readEarly(t *testing.T, dir string, vars config.Variables) []string {
 	t.Helper()
-	m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
+	m, diags := config.ReadModule(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if diags.HasErrors() {
 		t.Fatalf("diagnostics: %s", diags)
 	}
@@ -80,7 +79,7 @@ func TestEarlyEvalPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": earlyMain})
 	env := map[string]string{}
-	vars := resolve.Variables{LookupEnv: envOf(env)}
+	vars := config.Variables{LookupEnv: envOf(env)}
 	step := func(name, want string) {
 		t.Helper()
 		got := readEarly(t, dir, vars)
@@ -107,17 +106,17 @@ func TestEarlyEvalPrecedence(t *testing.T) {
 	step("*.auto.tfvars in lexical order", wantVPC("bns", "~> 1.3"))
 
 	writeFiles(t, dir, map[string]string{"envs/prod.tfvars": "base = \"filens\"\nv = \"~> 1.4\"\n"})
-	vars.Args = []resolve.VarArg{{Var: "base=clins"}, {File: "envs/prod.tfvars"}}
+	vars.Args = []config.VarArg{{Var: "base=clins"}, {File: "envs/prod.tfvars"}}
 	step("-var then -var-file", wantVPC("filens", "~> 1.4"))
 
-	vars.Args = []resolve.VarArg{{File: "envs/prod.tfvars"}, {Var: "base=clins"}}
+	vars.Args = []config.VarArg{{File: "envs/prod.tfvars"}, {Var: "base=clins"}}
 	step("-var-file then -var", wantVPC("clins", "~> 1.4"))
 
 	// An absolute -var-file path is read as given; a file not named
 	// .tfvars that starts with "{" is JSON.
 	abs := filepath.Join(t.TempDir(), "vars")
 	writeFiles(t, filepath.Dir(abs), map[string]string{"vars": `{"v": "2.0.0"}`})
-	vars.Args = append(vars.Args, resolve.VarArg{File: abs})
+	vars.Args = append(vars.Args, config.VarArg{File: abs})
 	step("absolute JSON -var-file", wantVPC("clins", "2.0.0"))
 }
 
@@ -143,7 +142,7 @@ variable "parts" {
 }
 `,
 	})
-	vars := resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{
+	vars := config.Variables{LookupEnv: noEnv, Args: []config.VarArg{
 		{Var: "org=Acme"},
 		{Var: `parts=["vpc", "x"]`},
 	}}
@@ -152,7 +151,7 @@ variable "parts" {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("requirements %q, want %q", got, want)
 	}
-	m, _ := resolve.ReadModule(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
+	m, _ := config.ReadModule(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if s := m.Calls[0].Source; s != "acme-team/vpc/aws" {
 		t.Errorf("Source = %q, want the evaluated acme-team/vpc/aws", s)
 	}
@@ -165,7 +164,7 @@ func TestEarlyEvalErrors(t *testing.T) {
 	tests := []struct {
 		name      string
 		src       string
-		args      []resolve.VarArg
+		args      []config.VarArg
 		summary   string
 		line      int
 		inDetail  []string
@@ -252,14 +251,14 @@ module "vpc" {
 		{
 			name:     "bad -var",
 			src:      "module \"vpc\" {\n  source = \"acme/vpc/aws\"\n}\n",
-			args:     []resolve.VarArg{{Var: "novalue"}},
+			args:     []config.VarArg{{Var: "novalue"}},
 			summary:  "Invalid -var option",
 			inDetail: []string{"novalue"},
 		},
 		{
 			name:     "missing -var-file",
 			src:      "module \"vpc\" {\n  source = \"acme/vpc/aws\"\n}\n",
-			args:     []resolve.VarArg{{File: "nope.tfvars"}},
+			args:     []config.VarArg{{File: "nope.tfvars"}},
 			summary:  "Failed to read variables file",
 			inDetail: []string{"nope.tfvars"},
 		},
@@ -284,7 +283,7 @@ module "vpc" {
 			dir := t.TempDir()
 			writeFiles(t, dir, map[string]string{"main.tf": tc.src})
 			writeFiles(t, dir, tc.extraFile)
-			m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: noEnv, Args: tc.args}})
+			m, diags := config.ReadModule(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: config.Variables{LookupEnv: noEnv, Args: tc.args}})
 			var found *hcl.Diagnostic
 			for _, d := range diags {
 				if d.Severity == hcl.DiagError && d.Summary == tc.summary {
@@ -323,19 +322,19 @@ module "vpc" {
   version = var.v
 }
 `})
-	got := readEarly(t, dir, resolve.Variables{LookupEnv: noEnv})
+	got := readEarly(t, dir, config.Variables{LookupEnv: noEnv})
 	want := `root module (main.tf:5) requires module "vpc" (registry.example.test/acme/vpc/aws) any version`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("requirements %q, want %q", got, want)
 	}
-	got = readEarly(t, dir, resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{Var: "v=1.2.3"}}})
+	got = readEarly(t, dir, config.Variables{LookupEnv: noEnv, Args: []config.VarArg{{Var: "v=1.2.3"}}})
 	want = `root module (main.tf:6) requires module "vpc" (registry.example.test/acme/vpc/aws) 1.2.3`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("requirements %q, want %q", got, want)
 	}
 	// An override file's version that is null removes the version.
 	writeFiles(t, dir, map[string]string{"override.tf": "module \"vpc\" {\n  version = null\n}\n"})
-	got = readEarly(t, dir, resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{Var: "v=1.2.3"}}})
+	got = readEarly(t, dir, config.Variables{LookupEnv: noEnv, Args: []config.VarArg{{Var: "v=1.2.3"}}})
 	want = `root module (main.tf:5) requires module "vpc" (registry.example.test/acme/vpc/aws) any version`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("with a null override: requirements %q, want %q", got, want)
@@ -350,7 +349,7 @@ func TestEarlyEvalFS(t *testing.T) {
 		"root/terraform.tfvars": {Data: []byte("base = \"fsns\"\n")},
 		"root/prod.tfvars":      {Data: []byte("v = \"3.0.0\"\n")},
 	}
-	cfg, diags := resolve.ReadTreeFS(fsys, "root", "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: noEnv, Args: []resolve.VarArg{{File: "prod.tfvars"}}}})
+	cfg, diags := config.ReadTreeFS(fsys, "root", "", config.ReadOptions{DefaultHost: earlyHost, Variables: config.Variables{LookupEnv: noEnv, Args: []config.VarArg{{File: "prod.tfvars"}}}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -392,8 +391,8 @@ module "vpc" {
 }
 `,
 	})
-	vars := resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_org": "acme", "TF_VAR_v": "9.9.9"})}
-	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
+	vars := config.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_org": "acme", "TF_VAR_v": "9.9.9"})}
+	cfg, diags := config.ReadTree(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -416,7 +415,7 @@ module "vpc" {
   source = "${var.ns}/vpc/aws"
 }
 `})
-	_, diags = resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
+	_, diags = config.ReadTree(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if !strings.Contains(diags.Error(), "Missing required variable in module call") || !strings.Contains(diags.Error(), `module "defaulted"`) {
 		t.Errorf("diagnostics %s, want a missing variable naming module \"defaulted\"", diags)
 	}
@@ -425,13 +424,13 @@ module "vpc" {
   ns     = aws_s3_bucket.b.id
 }
 `})
-	_, diags = resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
+	_, diags = config.ReadTree(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if !strings.Contains(diags.Error(), "Dynamic value in static context") || !strings.Contains(diags.Error(), `argument ns of the call of module "child"`) {
 		t.Errorf("diagnostics %s, want a dynamic value error naming the argument", diags)
 	}
 
 	// Read on its own, with no caller, the variable is not known.
-	_, diags = resolve.ReadModule(filepath.Join(dir, "child"), "child", resolve.ReadOptions{DefaultHost: earlyHost, Variables: vars})
+	_, diags = config.ReadModule(filepath.Join(dir, "child"), "child", config.ReadOptions{DefaultHost: earlyHost, Variables: vars})
 	if !strings.Contains(diags.Error(), "Variable not known early") {
 		t.Errorf("diagnostics %s, want \"Variable not known early\"", diags)
 	}
@@ -452,7 +451,7 @@ func TestEarlyEvalWorkspaceAndJSON(t *testing.T) {
 	env := map[string]string{}
 	read := func() string {
 		t.Helper()
-		got := readEarly(t, dir, resolve.Variables{LookupEnv: envOf(env)})
+		got := readEarly(t, dir, config.Variables{LookupEnv: envOf(env)})
 		if len(got) != 1 {
 			t.Fatalf("requirements %q", got)
 		}
@@ -503,7 +502,7 @@ module "vpc" {
 }
 `,
 	})
-	_, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
+	_, diags := config.ReadTree(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: config.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
 	if !strings.Contains(diags.Error(), "Sensitive value not allowed") {
 		t.Errorf("diagnostics %s, want Sensitive value not allowed", diags)
 	}
@@ -517,7 +516,7 @@ module "child" {
   conf   = { token = var.token }
 }
 `})
-	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
+	cfg, diags := config.ReadTree(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: config.Variables{LookupEnv: envOf(map[string]string{"TF_VAR_token": "s3cr3t"})}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -540,7 +539,7 @@ func TestEarlyEvalPathModule(t *testing.T) {
 }
 `,
 	})
-	cfg, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: noEnv}})
+	cfg, diags := config.ReadTree(dir, "", config.ReadOptions{DefaultHost: earlyHost, Variables: config.Variables{LookupEnv: noEnv}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -567,7 +566,7 @@ func TestEarlyEvalFunctions(t *testing.T) {
 		`element(concat(["acme"], ["b"]), 0)`:     "acme",
 	} {
 		src := "module \"vpc\" {\n  source = \"${" + expr + "}/vpc/aws\"\n}\n"
-		m, diags := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(src)}}, "", resolve.ReadOptions{DefaultHost: earlyHost, Variables: resolve.Variables{LookupEnv: noEnv}})
+		m, diags := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(src)}}, "", config.ReadOptions{DefaultHost: earlyHost, Variables: config.Variables{LookupEnv: noEnv}})
 		if want == "" {
 			// A reference not allowed early is an error even inside try.
 			if !diags.HasErrors() {

@@ -1,4 +1,4 @@
-package resolve_test
+package config_test
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/tflock/tflock/internal/hclguard"
-	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 )
 
 // TestDeepNesting is the regression test for issue 11 item 8 in the
@@ -38,7 +38,7 @@ func TestDeepNesting(t *testing.T) {
 			}
 			write("main.tf", main)
 			write(c.file, c.src)
-			m, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{})
+			m, diags := config.ReadModule(dir, "", config.ReadOptions{})
 			var found *hcl.Diagnostic
 			for _, d := range diags {
 				if d.Summary == hclguard.Summary {
@@ -53,7 +53,7 @@ func TestDeepNesting(t *testing.T) {
 				t.Fatalf("the other file was not read: %+v", m)
 			}
 			write(c.file, fixed(c.file))
-			if _, diags := resolve.ReadModule(dir, "", resolve.ReadOptions{}); diags.HasErrors() {
+			if _, diags := config.ReadModule(dir, "", config.ReadOptions{}); diags.HasErrors() {
 				t.Fatalf("after the fix: %v", diags)
 			}
 		})

@@ -1,4 +1,4 @@
-package resolve_test
+package config_test
 
 import (
 	"os"
@@ -8,8 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 )
 
 var fsTree = map[string]string{
@@ -55,11 +54,11 @@ func TestReadTreeFSMatchesDisk(t *testing.T) {
 		}
 		mfs[name] = &fstest.MapFile{Data: []byte(src)}
 	}
-	onDisk, diags := resolve.ReadTree(dir, "", resolve.ReadOptions{})
+	onDisk, diags := config.ReadTree(dir, "", config.ReadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	inFS, diags := resolve.ReadTreeFS(mfs, ".", "", resolve.ReadOptions{})
+	inFS, diags := config.ReadTreeFS(mfs, ".", "", config.ReadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -90,7 +89,7 @@ func TestReadTreeFSMatchesDisk(t *testing.T) {
 // call and its file and line, not a read of the disk.
 func TestReadTreeFSOutside(t *testing.T) {
 	mfs := fstest.MapFS{"main.tf": {Data: []byte("module \"up\" {\n  source = \"../up\"\n}\n")}}
-	_, diags := resolve.ReadTreeFS(mfs, ".", "", resolve.ReadOptions{})
+	_, diags := config.ReadTreeFS(mfs, ".", "", config.ReadOptions{})
 	if !diags.HasErrors() {
 		t.Fatal("no error for a call outside the file system")
 	}

@@ -1,4 +1,4 @@
-package resolve
+package config
 
 import (
 	"bytes"
@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
-	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/resolve"
 )
 
 // StateError reports a state file that cannot be read for its providers.
@@ -35,7 +34,7 @@ func (e *StateError) Unwrap() error { return e.Err }
 // ReadStateFile reads a state file (format version 4, as OpenTofu and
 // Terraform 0.12+ write it) and returns one requirement, without a
 // constraint, for each provider its resources use. See [StateRequirements].
-func ReadStateFile(path string) ([]Requirement, error) {
+func ReadStateFile(path string) ([]resolve.Requirement, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &StateError{Filename: path, Err: err}
@@ -50,7 +49,7 @@ func ReadStateFile(path string) ([]Requirement, error) {
 // and locked, after its last mention leaves the configuration. filename is
 // used in origins and errors. The addresses in a state are always fully
 // qualified. An empty src (no state yet) has no requirements.
-func StateRequirements(src []byte, filename string) ([]Requirement, error) {
+func StateRequirements(src []byte, filename string) ([]resolve.Requirement, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil, nil
 	}
@@ -86,7 +85,7 @@ func StateRequirements(src []byte, filename string) ([]Requirement, error) {
 		}
 		addrs = append(addrs, addr)
 	}
-	reqs := ProviderRequirements(addrs, Origin{State: true, Range: hcl.Range{Filename: filename}})
+	reqs := resolve.ProviderRequirements(addrs, resolve.Origin{State: true, Range: hcl.Range{Filename: filename}})
 	return reqs, nil
 }
 
@@ -107,60 +106,9 @@ func parseStateProvider(s string) (tfaddr.Provider, error) {
 	if strings.Count(addr, "/") != 2 {
 		return tfaddr.Provider{}, fmt.Errorf("invalid provider configuration address %q: the provider address must be fully qualified", s)
 	}
-	p, err := ParseProviderSource(addr, "")
+	p, err := resolve.ParseProviderSource(addr, "")
 	if err != nil {
 		return tfaddr.Provider{}, fmt.Errorf("invalid provider configuration address %q: %w", s, err)
 	}
 	return p, nil
-}
-
-// ProviderRequirements returns one requirement without a constraint for
-// each distinct provider of addrs, sorted by address, all with the given
-// origin: the way for a caller to say "these providers stay required" (for
-// instance the providers of a state it read itself).
-func ProviderRequirements(addrs []tfaddr.Provider, origin Origin) []Requirement {
-	addrs = slices.DeleteFunc(slices.Clone(addrs), tfaddr.Provider.IsZero)
-	slices.SortFunc(addrs, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
-	addrs = slices.Compact(addrs)
-	reqs := make([]Requirement, 0, len(addrs))
-	for _, a := range addrs {
-		reqs = append(reqs, Requirement{Package: source.ProviderPackage{Addr: a}, Origin: origin})
-	}
-	return reqs
-}
-
-// ReattachError reports an invalid TF_REATTACH_PROVIDERS value.
-type ReattachError struct {
-	Err error
-}
-
-// Error implements error.
-func (e *ReattachError) Error() string { return "invalid TF_REATTACH_PROVIDERS: " + e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *ReattachError) Unwrap() error { return e.Err }
-
-// ParseReattach parses the value of TF_REATTACH_PROVIDERS, a JSON object
-// whose keys are provider addresses and whose values describe how to reach
-// an already-running provider, and returns the addresses, sorted. Keys
-// without a host name are on defaultHost (default [DefaultRegistryHost]).
-// Each value must be a JSON object; its contents are not examined.
-func ParseReattach(s, defaultHost string) ([]tfaddr.Provider, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, &ReattachError{Err: err}
-	}
-	var out []tfaddr.Provider
-	for k, v := range m {
-		p, err := ParseProviderSource(k, defaultHost)
-		if err != nil {
-			return nil, &ReattachError{Err: fmt.Errorf("key %q: %w", k, err)}
-		}
-		if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' {
-			return nil, &ReattachError{Err: fmt.Errorf("key %q: the value must be an object", k)}
-		}
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
-	return out, nil
 }

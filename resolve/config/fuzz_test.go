@@ -1,11 +1,11 @@
-package resolve_test
+package config_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 )
 
 // FuzzReadFiles feeds arbitrary bytes to the configuration reader as a
@@ -38,7 +38,7 @@ func FuzzReadFiles(f *testing.F) {
 		if json {
 			name = "main.tf.json"
 		}
-		m, _ := resolve.ReadFiles([]resolve.File{{Name: name, Src: src}}, "root", resolve.ReadOptions{})
+		m, _ := config.ReadFiles([]config.File{{Name: name, Src: src}}, "root", config.ReadOptions{})
 		if m == nil {
 			t.Fatal("nil module")
 		}
@@ -63,21 +63,9 @@ func FuzzStateRequirements(f *testing.F) {
 	}
 	f.Add([]byte(`{"version": 4, "resources": [{"provider": "provider[\"a/b/c\"]"}]}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		reqs, err := resolve.StateRequirements(src, "s.tfstate")
+		reqs, err := config.StateRequirements(src, "s.tfstate")
 		if err != nil && reqs != nil {
 			t.Fatal("requirements and an error")
-		}
-	})
-}
-
-// FuzzParseReattach: no panic on any TF_REATTACH_PROVIDERS value.
-func FuzzParseReattach(f *testing.F) {
-	f.Add(`{"hashicorp/aws": {"Protocol": "grpc"}}`)
-	f.Add(`{"a/b/c/d": {}}`)
-	f.Fuzz(func(t *testing.T, s string) {
-		ps, err := resolve.ParseReattach(s, "")
-		if err != nil && ps != nil {
-			t.Fatal("providers and an error")
 		}
 	})
 }

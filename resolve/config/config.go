@@ -1,4 +1,4 @@
-package resolve
+package config
 
 import (
 	"cmp"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/tflock/tflock/internal/hclguard"
 	"github.com/tflock/tflock/internal/provaddr"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -27,8 +28,8 @@ import (
 type ReadOptions struct {
 	// DefaultHost is the registry host of provider source addresses
 	// without one ("hashicorp/aws") and of implied providers. Default
-	// [DefaultRegistryHost]. It is never taken from the address library,
-	// whose default is another host.
+	// [resolve.DefaultRegistryHost]. It is never taken from the address
+	// library, whose default is another host.
 	DefaultHost string
 	// Variables are the values given to the root module's input
 	// variables, which a module call's source and version may use (with
@@ -60,7 +61,7 @@ type Module struct {
 	// Requirements are the module's provider requirements (one per
 	// provider entry, plus one per deprecated provider block version
 	// argument) and one requirement per remote module call.
-	Requirements []Requirement
+	Requirements []resolve.Requirement
 }
 
 // ProviderEntry is one provider local name of a module.
@@ -90,7 +91,7 @@ type ModuleCall struct {
 	// Address is Source parsed (with DefaultHost for registry addresses);
 	// nil if it did not parse.
 	Address address.ModuleSource
-	Kind    ModuleSourceKind
+	Kind    resolve.ModuleSourceKind
 	// Constraints is the version argument (module dialect); HasVersion
 	// says whether there was one.
 	Constraints  versions.Constraints
@@ -124,8 +125,8 @@ type Config struct {
 }
 
 // Requirements returns the requirements of every module of the tree.
-func (c *Config) Requirements() []Requirement {
-	var out []Requirement
+func (c *Config) Requirements() []resolve.Requirement {
+	var out []resolve.Requirement
 	for _, m := range c.Modules {
 		out = append(out, m.Requirements...)
 	}
@@ -148,7 +149,7 @@ func readTree(c *Config, d dirs, dir, call string, stack []string, opts ReadOpti
 	c.Modules = append(c.Modules, m)
 	stack = append(stack, d.key(dir))
 	for _, mc := range m.Calls {
-		if mc.Kind != ModuleSourceLocal {
+		if mc.Kind != resolve.ModuleSourceLocal {
 			continue
 		}
 		bad := func(summary, detail string) {
@@ -277,7 +278,7 @@ func readFiles(files []File, call string, opts ReadOptions, dir string, rv *root
 	r := &reader{
 		static:   static,
 		call:     call,
-		host:     cmp.Or(opts.DefaultHost, DefaultRegistryHost),
+		host:     cmp.Or(opts.DefaultHost, resolve.DefaultRegistryHost),
 		declared: map[string]*ProviderEntry{},
 		invalid:  map[string]bool{},
 		calls:    map[string]*ModuleCall{},
@@ -544,7 +545,7 @@ func (r *reader) requiredProvider(attr *hcl.Attribute) (*ProviderEntry, hcl.Rang
 				ok = false
 				continue
 			}
-			addr, err := ParseProviderSource(s, r.host)
+			addr, err := resolve.ParseProviderSource(s, r.host)
 			if err != nil {
 				r.errorf(p.Value.Range(), "Invalid provider source address", "The source address %q of provider %q is invalid: %s.", s, name, err)
 				ok = false
@@ -604,31 +605,13 @@ func aliasName(t hcl.Traversal) (string, bool) {
 	return t.RootName() + "." + a.Name, true
 }
 
-// ParseProviderSource parses a provider source address. An address without
-// a host name ("hashicorp/aws", or a bare type "aws", which means
-// "hashicorp/aws") is on defaultHost, never on the address library's own
-// default host. It is tflock's one provider-address parser (the same as
-// address.ParseProviderSource and the lock file's), except that legacy
-// addresses ("-/aws"), which OpenTofu refuses when it installs, are
-// rejected here.
-func ParseProviderSource(s, defaultHost string) (tfaddr.Provider, error) {
-	p, err := provaddr.Parse(s, cmp.Or(defaultHost, DefaultRegistryHost))
-	if err != nil {
-		return tfaddr.Provider{}, err
-	}
-	if p.Namespace == tfaddr.LegacyProviderNamespace {
-		return tfaddr.Provider{}, fmt.Errorf("legacy provider address %q: give a namespace, such as \"hashicorp/%s\"", s, p.Type)
-	}
-	return p, nil
-}
-
 // impliedAddr is the address OpenTofu gives a local name without a source:
 // the built-in provider for "terraform", else DefaultHost/hashicorp/NAME.
 func (r *reader) impliedAddr(name string) tfaddr.Provider {
 	if name == "terraform" {
 		return tfaddr.NewProvider(tfaddr.BuiltInProviderHost, tfaddr.BuiltInProviderNamespace, "terraform")
 	}
-	p, err := ParseProviderSource("hashicorp/"+name, r.host)
+	p, err := resolve.ParseProviderSource("hashicorp/"+name, r.host)
 	if err != nil {
 		return tfaddr.Provider{}
 	}
@@ -727,7 +710,7 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 			r.errorf(a.Expr.Range(), "Invalid module source address", "The source address of module %q is invalid: %s.", name, err)
 			return
 		}
-		mc.Source, mc.SourceRange, mc.Address, mc.Kind = s, a.Expr.Range(), ms, kindOf(ms)
+		mc.Source, mc.SourceRange, mc.Address, mc.Kind = s, a.Expr.Range(), ms, resolve.ClassifyModuleAddress(ms)
 	} else if !override {
 		r.errorf(b.DefRange, "Missing required argument", "The module call %q has no source argument.", name)
 		return
@@ -754,7 +737,7 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 			mc.Constraints, mc.HasVersion, mc.VersionRange = versions.Constraints{}, false, hcl.Range{}
 		}
 	}
-	if mc.HasVersion && mc.Kind == ModuleSourceLocal {
+	if mc.HasVersion && mc.Kind == resolve.ModuleSourceLocal {
 		r.errorf(mc.VersionRange, "Invalid version argument", "The module %q has a local source %q, which has no versions: remove the version argument.", name, mc.Source)
 		return
 	}
@@ -828,10 +811,10 @@ func (r *reader) finish() *Module {
 		if vr, ok := r.versionR[e.LocalName]; ok && !e.Implied {
 			rng = vr
 		}
-		m.Requirements = append(m.Requirements, Requirement{
+		m.Requirements = append(m.Requirements, resolve.Requirement{
 			Package:     source.ProviderPackage{Addr: e.Addr},
 			Constraints: e.Constraints,
-			Origin:      Origin{Module: r.call, Range: rng},
+			Origin:      resolve.Origin{Module: r.call, Range: rng},
 		})
 	}
 	for _, bv := range r.blockVs {
@@ -844,10 +827,10 @@ func (r *reader) finish() *Module {
 		if addr.IsZero() {
 			continue
 		}
-		m.Requirements = append(m.Requirements, Requirement{
+		m.Requirements = append(m.Requirements, resolve.Requirement{
 			Package:     source.ProviderPackage{Addr: addr},
 			Constraints: bv.c,
-			Origin:      Origin{Module: r.call, Range: bv.rng},
+			Origin:      resolve.Origin{Module: r.call, Range: bv.rng},
 		})
 	}
 	names := make([]string, 0, len(r.calls))
@@ -858,7 +841,7 @@ func (r *reader) finish() *Module {
 	for _, n := range names {
 		mc := r.calls[n]
 		m.Calls = append(m.Calls, *mc)
-		if mc.Kind == ModuleSourceLocal {
+		if mc.Kind == resolve.ModuleSourceLocal {
 			continue
 		}
 		pkg, lockSource := modulePackage(mc.Address, mc.Source)
@@ -875,10 +858,10 @@ func (r *reader) finish() *Module {
 		if mc.HasVersion {
 			rng = mc.VersionRange
 		}
-		m.Requirements = append(m.Requirements, Requirement{
+		m.Requirements = append(m.Requirements, resolve.Requirement{
 			Package:     pkg,
 			Constraints: mc.Constraints,
-			Origin:      Origin{Module: r.call, Range: rng},
+			Origin:      resolve.Origin{Module: r.call, Range: rng},
 			Call:        mc.Path,
 			LockSource:  lockSource,
 			Managed:     mc.ManagedRef,
@@ -886,4 +869,25 @@ func (r *reader) finish() *Module {
 		})
 	}
 	return m
+}
+
+// modulePackage returns the package a lister is asked about for a remote
+// module source (the package address, and the git ref, OCI digest or
+// explicit OCI tag that pins it), and the source its lock entry records.
+func modulePackage(ms address.ModuleSource, raw string) (source.ModulePackage, string) {
+	pkg := source.ModulePackage{Source: ms.Package()}
+	if r, ok := ms.(address.Remote); ok {
+		switch r.Kind {
+		case address.KindGit:
+			pkg.Ref = r.Ref
+		case address.KindOCI:
+			switch {
+			case r.Digest != "":
+				pkg.Ref = r.Digest
+			case strings.Contains(raw, "tag="):
+				pkg.Ref = r.Tag
+			}
+		}
+	}
+	return pkg, ms.LockSource()
 }

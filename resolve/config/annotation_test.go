@@ -1,4 +1,4 @@
-package resolve_test
+package config_test
 
 import (
 	"strings"
@@ -7,12 +7,13 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source"
 )
 
-func readOne(t *testing.T, src string) (*resolve.Module, string) {
+func readOne(t *testing.T, src string) (*config.Module, string) {
 	t.Helper()
-	m, diags := resolve.ReadFiles([]resolve.File{{Name: "main.tf", Src: []byte(src)}}, "", resolve.ReadOptions{})
+	m, diags := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(src)}}, "", config.ReadOptions{})
 	var errs []string
 	for _, d := range diags {
 		if d.Severity == hcl.DiagError {
@@ -103,12 +104,12 @@ func TestManagedSource(t *testing.T) {
 		{"oci://h.example.test/m/x", "1.1.0", "oci://h.example.test/m/x?tag=1.1.0"},
 		{"oci://h.example.test/m/x?tag=1.0.0", "1.1.0_b", "oci://h.example.test/m/x?tag=1.1.0_b"},
 	} {
-		got, err := resolve.ManagedSource(tc.in, tc.tag)
+		got, err := config.ManagedSource(tc.in, tc.tag)
 		if err != nil || got != tc.want {
 			t.Errorf("ManagedSource(%q, %q) = %q, %v; want %q", tc.in, tc.tag, got, err, tc.want)
 		}
 	}
-	if _, err := resolve.ManagedSource("acme/net/aws", "1.0.0"); err == nil {
+	if _, err := config.ManagedSource("acme/net/aws", "1.0.0"); err == nil {
 		t.Error("a registry source was accepted")
 	}
 }
