@@ -36,6 +36,8 @@ func TestImportRules(t *testing.T) {
 		// The conformance suite checks that what a source hands a cache
 		// fill is what a plain Fetch extracts.
 		"source/sourcetest": {"source/cache"},
+		// Test support: a process killed in the middle of a cache fill.
+		"internal/killtest": {"source/cache"},
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) < 20 {

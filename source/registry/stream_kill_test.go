@@ -5,14 +5,13 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/killtest"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
@@ -21,63 +20,17 @@ import (
 // TestKilledStreamedFillIsSwept kills (SIGKILL) a process whose cache is
 // extracting a package that is still downloading (handed over as a
 // source.PendingArchive): half of the zip has arrived, the network then
-// stalls. The sequence a user meets: the killed run's work directory (the
-// partial download and the files extracted so far) stays while it could
-// be alive, the next cache.Open sweeps it, nothing was published, and the
-// next fill downloads the package again and stores the tree its h1: names.
+// stalls. The sequence a user meets (killtest.KilledFill): the killed
+// run's work directory (the partial download and the files extracted so
+// far) stays while it could be alive, the next cache.Open sweeps it,
+// nothing was published, and the next fill downloads the package again
+// and stores the tree its h1: names.
 func TestKilledStreamedFillIsSwept(t *testing.T) {
-	if dir := os.Getenv("TFLOCK_STREAM_KILL_DIR"); dir != "" {
+	if dir := killtest.ChildDir(); dir != "" {
 		killedStreamChild(t, dir)
 		return
 	}
-	dir := t.TempDir()
-	ready := filepath.Join(t.TempDir(), "ready")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledStreamedFillIsSwept$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "TFLOCK_STREAM_KILL_DIR="+dir, "TFLOCK_STREAM_KILL_READY="+ready)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if _, err := os.Stat(ready); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the child never got half way through its streamed fill\n%s", out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	fills := func() []string {
-		m, _ := filepath.Glob(filepath.Join(dir, "tmp", "fill-*"))
-		return m
-	}
-	if len(fills()) != 1 {
-		t.Fatalf("fill directories during the child's fill: %v, want 1", fills())
-	}
-	if _, err := cache.Open(dir, cache.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if len(fills()) != 1 {
-		t.Fatalf("Open removed the work of a fill still in progress: %v", fills())
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-
-	c, err := cache.Open(dir, cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if left := fills(); len(left) != 0 {
-		t.Fatalf("Open after the kill left %v", left)
-	}
-	if ents, _ := os.ReadDir(filepath.Join(dir, "objects")); len(ents) != 0 {
-		t.Fatalf("the killed fill published %d objects", len(ents))
-	}
+	c := killtest.KilledFill(t, "TestKilledStreamedFillIsSwept")
 	srv, src, pkg, info, file := streamWorldOf(t, killFixtures, registrytest.Options{})
 	e, hit, err := c.Fill(context.Background(), pkg, nil, fillFrom(src, pkg))
 	if err != nil || hit || e.H1 != info.H1 {
@@ -89,7 +42,7 @@ func TestKilledStreamedFillIsSwept(t *testing.T) {
 	if n := srv.RequestsTo(file); n != 2 {
 		t.Errorf("%d requests for the package after the kill, want 2 (the download and its end)", n)
 	}
-	if left, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(left) != 0 {
+	if left, _ := os.ReadDir(filepath.Join(c.Dir(), "tmp")); len(left) != 0 {
 		t.Errorf("tmp/ after a completed fill holds %d entries", len(left))
 	}
 }
@@ -133,7 +86,7 @@ func killedStreamChild(t *testing.T, dir string) {
 		for {
 			if half.Load() {
 				if m, _ := filepath.Glob(filepath.Join(dir, "tmp", "fill-*", ".content.tmp-*", "*")); len(m) > 0 {
-					_ = os.WriteFile(os.Getenv("TFLOCK_STREAM_KILL_READY"), nil, 0o644)
+					_ = killtest.Ready()
 					return
 				}
 			}
