@@ -36,31 +36,40 @@ func TestMain(m *testing.M) {
 }
 
 var (
-	buildOnce sync.Once
-	binDir    string
-	lockBin   string
-	buildErr  error
+	buildMu sync.Mutex
+	binDir  string
+	built   = map[string]string{} // package → binary
 )
 
 // tflockBinary builds examples/lock once per test process.
 func tflockBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "tflock-interop-bin-")
-		if buildErr != nil {
-			return
-		}
-		lockBin = filepath.Join(binDir, "lock")
-		cmd := exec.Command("go", "build", "-o", lockBin, "github.com/tflock/tflock/examples/lock")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build examples/lock: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	return program(t, "examples/lock")
+}
+
+// program builds the main package pkg of the module (a path relative to
+// the module's root) once per test process and returns the binary.
+func program(t testing.TB, pkg string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if bin, ok := built[pkg]; ok {
+		return bin
 	}
-	return lockBin
+	if binDir == "" {
+		d, err := os.MkdirTemp("", "tflock-interop-bin-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		binDir = d
+	}
+	bin := filepath.Join(binDir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/tflock/tflock/"+pkg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	built[pkg] = bin
+	return bin
 }
 
 // tool names a binary of the suite by its environment variable; the test

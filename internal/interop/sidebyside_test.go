@@ -25,7 +25,9 @@ import (
 //   - providers-lock: "providers lock" of 50 providers for 4 platforms,
 //     every request delayed 20 ms, nothing cached; "packages" when the
 //     registry sends OpenTofu 1.12's packages field, "downloads" when it
-//     does not.
+//     does not. In the "packages" measure a fourth tool, "floor"
+//     (internal/interop/floor), makes the same requests and nothing else:
+//     the time no client of the protocol can go below on this machine.
 //
 // Each tool is skipped without its variable (TFLOCK_TOFU, TFLOCK_TERRAFORM).
 // The "requests/op" metric is the registry's count. Compare with
@@ -82,6 +84,9 @@ func BenchmarkSideBySide(b *testing.B) {
 		w.run(0, bin, args...)
 	}
 	binFor := func(b *testing.B, name, env string) string {
+		if name == "floor" {
+			return program(b, "internal/interop/floor")
+		}
 		if env == "" {
 			return tflockBinary(b)
 		}
@@ -135,7 +140,11 @@ func BenchmarkSideBySide(b *testing.B) {
 	tf.WriteString("  }\n}\n")
 	for _, variant := range []string{"packages", "downloads"} {
 		var lockWorld *world
-		for _, tl := range tools {
+		lockTools := tools
+		if variant == "packages" {
+			lockTools = append(lockTools, struct{ name, env string }{"floor", ""})
+		}
+		for _, tl := range lockTools {
 			b.Run("measure=providers-lock-"+variant+"/tool="+tl.name, func(b *testing.B) {
 				bin := binFor(b, tl.name, tl.env)
 				if lockWorld == nil {
@@ -145,13 +154,19 @@ func BenchmarkSideBySide(b *testing.B) {
 				w := lockWorld
 				w.t = b
 				var args []string
-				if tl.name == "tflock" {
+				switch tl.name {
+				case "floor":
+					args = append(args, "-platform", plats[0], w.w.Registry.URL+"/v1/providers/")
+					for i := range 50 {
+						args = append(args, fmt.Sprintf("acme/p%02d", i))
+					}
+				case "tflock":
 					args = append(args, "providers-lock", "-cache-dir", filepath.Join(w.home, "tflock-cache"))
 					for _, p := range plats {
 						args = append(args, "-platform", p)
 					}
 					args = append(args, w.dir)
-				} else {
+				default:
 					args = append(args, "providers", "lock", "-no-color")
 					for _, p := range plats {
 						args = append(args, "-platform="+p)
