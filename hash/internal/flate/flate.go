@@ -59,7 +59,7 @@ const (
 const (
 	// fastOutMargin is the output room the fast loop needs for one
 	// step: the longest match plus the overrun of word-sized copies (or
-	// four pairs of literals).
+	// four literals).
 	fastOutMargin = 258 + 40
 	// fastInMargin is the input the fast loop needs for one step: a
 	// refill of the bit buffer.
@@ -407,7 +407,6 @@ func (d *Decoder) readDynamicHeader() error {
 	if !buildTable(d.dynTables[:litTableSize], lens[:nlit], litInfo[:], litTableBits) {
 		return d.corrupt("invalid literal/length code")
 	}
-	pairLiterals(d.dynTables[:litTableSize], lens[:nlit])
 	if !buildTable(d.dynTables[litTableSize:], lens[nlit:], distInfo[:], distTableBits) {
 		return d.corrupt("invalid distance code")
 	}
@@ -463,9 +462,7 @@ func (d *Decoder) huff(out []byte, pos int) (int, bool, error) {
 			if pos == len(out) {
 				return pos, true, nil
 			}
-			// One literal only, also from a pair entry: its first
-			// codeword's length is in bits 8–11.
-			if !d.consume(ebits + uint(e>>8&15)) {
+			if !d.consume(ebits + uint(e&0xff)) {
 				return pos, false, io.ErrUnexpectedEOF
 			}
 			out[pos] = byte(e >> 16)
@@ -586,42 +583,35 @@ func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bits
 		// Loop invariant: bitsleft is 56 or more, and e is the main
 		// table's entry for the next bits.
 		if e&fLiteral != 0 {
-			// Up to four entries of one or two literals (11 bits
-			// each at most), each next entry looked up before its
-			// literals are stored: two bytes are stored for every
-			// entry, the second overwritten later if the entry has
-			// one literal only.
+			// Up to four literals (11 bits each at most), each next
+			// entry looked up before a literal is stored.
 			bitbuf >>= e & 63
 			bitsleft -= e
-			v := uint16(e >> 16)
-			n := 1 + int(e>>12&1)
+			v := byte(e >> 16)
 			e = t[bitbuf&(1<<litTableBits-1)]
-			binary.LittleEndian.PutUint16(out[pos:pos+2], v)
-			pos += n
+			out[pos] = v
+			pos++
 			if e&fLiteral != 0 {
 				bitbuf >>= e & 63
 				bitsleft -= e
-				v = uint16(e >> 16)
-				n = 1 + int(e>>12&1)
+				v = byte(e >> 16)
 				e = t[bitbuf&(1<<litTableBits-1)]
-				binary.LittleEndian.PutUint16(out[pos:pos+2], v)
-				pos += n
+				out[pos] = v
+				pos++
 				if e&fLiteral != 0 {
 					bitbuf >>= e & 63
 					bitsleft -= e
-					v = uint16(e >> 16)
-					n = 1 + int(e>>12&1)
+					v = byte(e >> 16)
 					e = t[bitbuf&(1<<litTableBits-1)]
-					binary.LittleEndian.PutUint16(out[pos:pos+2], v)
-					pos += n
+					out[pos] = v
+					pos++
 					if e&fLiteral != 0 {
 						bitbuf >>= e & 63
 						bitsleft -= e
-						v = uint16(e >> 16)
-						n = 1 + int(e>>12&1)
+						v = byte(e >> 16)
 						e = t[bitbuf&(1<<litTableBits-1)]
-						binary.LittleEndian.PutUint16(out[pos:pos+2], v)
-						pos += n
+						out[pos] = v
+						pos++
 					}
 				}
 			}

@@ -15,15 +15,6 @@ package flate
 //	bits 16–31  the value: a literal byte, a length or distance base, a
 //	            precode symbol, or a subtable's start index
 //
-// A literal entry of the literal/length table's main part may hold two
-// literals (fPair, in the place of fEOB, which a literal entry never has):
-// when the codeword of a literal and the codeword after it fit in the
-// index together, the entry at that index gives both bytes (bits 16–23 and
-// 24–31) and their two lengths' sum (bits 0–7), so that the fast loop
-// decodes the two with one lookup; bits 8–11 keep the first codeword's
-// length, so that a decoder that has room for one byte only consumes the
-// first literal alone.
-//
 // An entry with none of the flags set is an invalid code: a distance code 30
 // or 31, a length code 286 or 287, or a bit pattern an incomplete code
 // leaves unused. Codes longer than the main table's index width continue in
@@ -35,7 +26,6 @@ const (
 	fSub     = 1 << 13 // pointer to a subtable
 	fValue   = 1 << 14 // a length, a distance or a precode symbol
 	fLiteral = 1 << 15 // a literal byte
-	fPair    = fEOB    // in a literal entry: a second literal follows
 
 	litTableBits  = 11
 	distTableBits = 8
@@ -207,57 +197,6 @@ func buildTable(table []uint32, lens []uint8, info []uint32, tableBits uint) boo
 		}
 	}
 	return true
-}
-
-// pairLiterals makes pair entries in the main part of a literal/length
-// table that buildTable made for the code lengths lens: every index whose
-// entry is a literal whose codeword leaves room in the index for the whole
-// codeword of a second literal gets both. The second literal's entry is the
-// single-symbol entry at the index's remaining bits, read from a copy of
-// the part of the table those bits can reach.
-func pairLiterals(table []uint32, lens []uint8) {
-	const mainSize = 1 << litTableBits
-	var count [maxCodeLen + 1]int
-	minLit := uint(maxCodeLen + 1)
-	for sym, l := range lens {
-		count[l]++
-		if sym < 256 && l != 0 {
-			minLit = min(minLit, uint(l))
-		}
-	}
-	if 2*minLit > litTableBits {
-		return
-	}
-	count[0] = 0
-	// The single entries the second literals come from: indices below
-	// 2^(litTableBits-minLit).
-	var single [mainSize >> 1]uint32
-	copy(single[:], table[:mainSize>>minLit])
-	var next [maxCodeLen + 1]uint32
-	code := uint32(0)
-	for l := 1; l <= maxCodeLen; l++ {
-		code = (code + uint32(count[l-1])) << 1
-		next[l] = code
-	}
-	for _, l8 := range lens[:min(len(lens), 256)] {
-		l := uint(l8)
-		if l == 0 {
-			continue
-		}
-		c := next[l]
-		next[l]++
-		if l+minLit > litTableBits {
-			continue
-		}
-		r := reverseBits(c, l)
-		e1 := table[r] | fPair
-		rest := litTableBits - l
-		for j, e2 := range single[:1<<rest] {
-			if e2&fLiteral != 0 && e2&0xff <= uint32(rest) {
-				table[r|uint32(j)<<l] = e1 + e2&0xff + e2>>16<<24
-			}
-		}
-	}
 }
 
 // reverseBits returns the low n bits of c in reverse order.
