@@ -354,7 +354,7 @@ func (d *Decoder) readDynamicHeader() error {
 			return io.ErrUnexpectedEOF
 		}
 	}
-	if !buildTable(d.preTable[:], preLens[:], preInfo[:], preTableBits, false) {
+	if !buildTable(d.preTable[:], preLens[:], preInfo[:], preTableBits) {
 		return d.corrupt("invalid code-length code")
 	}
 	lens := d.lens[:nlit+ndist]
@@ -404,10 +404,10 @@ func (d *Decoder) readDynamicHeader() error {
 			i++
 		}
 	}
-	if !buildTable(d.dynTables[:litTableSize], lens[:nlit], litInfo[:], litTableBits, likelyLiterals(lens[:min(nlit, 256)])) {
+	if !buildTable(d.dynTables[:litTableSize], lens[:nlit], litInfo[:], litTableBits) {
 		return d.corrupt("invalid literal/length code")
 	}
-	if !buildTable(d.dynTables[litTableSize:], lens[nlit:], distInfo[:], distTableBits, false) {
+	if !buildTable(d.dynTables[litTableSize:], lens[nlit:], distInfo[:], distTableBits) {
 		return d.corrupt("invalid distance code")
 	}
 	d.tables = &d.dynTables
@@ -583,70 +583,33 @@ func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bits
 		// Loop invariant: bitsleft is 56 or more, and e is the main
 		// table's entry for the next bits.
 		if e&fLiteral != 0 {
-			// Up to four literals (11 bits each at most). The entry
-			// after a literal is looked up before the literal's
-			// length is known, at likelyLen and likelyLen+1 bits
-			// further: the literal's entry then selects one of the
-			// two (its bit 31, fLonger, is set for likelyLen+1),
-			// which shortens the chain from one literal to the next
-			// (shift, mask, load) to three logical operations. The
-			// entry of a literal of another length, or of any
-			// literal in a block whose literals are not mostly of
-			// these two lengths, has no fLikely: the next entry is
-			// looked up after the shift, as without speculation.
-			x := bitbuf >> likelyLen
-			eA := t[x&(1<<litTableBits-1)]
-			eB := t[x>>1&(1<<litTableBits-1)]
+			// Up to four literals (11 bits each at most), each next
+			// entry looked up before a literal is stored.
 			bitbuf >>= e & 63
 			bitsleft -= e
 			v := byte(e >> 16)
-			eA ^= (eA ^ eB) & uint32(int32(e)>>31)
-			if e&fLikely == 0 {
-				eA = t[bitbuf&(1<<litTableBits-1)]
-			}
-			e = eA
+			e = t[bitbuf&(1<<litTableBits-1)]
 			out[pos] = v
 			pos++
 			if e&fLiteral != 0 {
-				x = bitbuf >> likelyLen
-				eA = t[x&(1<<litTableBits-1)]
-				eB = t[x>>1&(1<<litTableBits-1)]
 				bitbuf >>= e & 63
 				bitsleft -= e
 				v = byte(e >> 16)
-				eA ^= (eA ^ eB) & uint32(int32(e)>>31)
-				if e&fLikely == 0 {
-					eA = t[bitbuf&(1<<litTableBits-1)]
-				}
-				e = eA
+				e = t[bitbuf&(1<<litTableBits-1)]
 				out[pos] = v
 				pos++
 				if e&fLiteral != 0 {
-					x = bitbuf >> likelyLen
-					eA = t[x&(1<<litTableBits-1)]
-					eB = t[x>>1&(1<<litTableBits-1)]
 					bitbuf >>= e & 63
 					bitsleft -= e
 					v = byte(e >> 16)
-					eA ^= (eA ^ eB) & uint32(int32(e)>>31)
-					if e&fLikely == 0 {
-						eA = t[bitbuf&(1<<litTableBits-1)]
-					}
-					e = eA
+					e = t[bitbuf&(1<<litTableBits-1)]
 					out[pos] = v
 					pos++
 					if e&fLiteral != 0 {
-						x = bitbuf >> likelyLen
-						eA = t[x&(1<<litTableBits-1)]
-						eB = t[x>>1&(1<<litTableBits-1)]
 						bitbuf >>= e & 63
 						bitsleft -= e
 						v = byte(e >> 16)
-						eA ^= (eA ^ eB) & uint32(int32(e)>>31)
-						if e&fLikely == 0 {
-							eA = t[bitbuf&(1<<litTableBits-1)]
-						}
-						e = eA
+						e = t[bitbuf&(1<<litTableBits-1)]
 						out[pos] = v
 						pos++
 					}

@@ -13,9 +13,7 @@ package flate
 //	            subtable's index width)
 //	bits 12–15  flags: fEOB, fSub, fValue, fLiteral
 //	bits 16–31  the value: a literal byte, a length or distance base, a
-//	            precode symbol, or a subtable's start index; in a literal
-//	            entry of the main table, bits 30 and 31 are the flags
-//	            fLikely and fLonger (see likelyLiterals)
+//	            precode symbol, or a subtable's start index
 //
 // An entry with none of the flags set is an invalid code: a distance code 30
 // or 31, a length code 286 or 287, or a bit pattern an incomplete code
@@ -28,13 +26,6 @@ const (
 	fSub     = 1 << 13 // pointer to a subtable
 	fValue   = 1 << 14 // a length, a distance or a precode symbol
 	fLiteral = 1 << 15 // a literal byte
-	fLikely  = 1 << 30 // in a literal entry: the code is likelyLen or likelyLen+1 bits long
-	fLonger  = 1 << 31 // in a literal entry: the code is likelyLen+1 bits long
-
-	// likelyLen and likelyLen+1 are the literal code lengths the fast
-	// loop speculates on: those of bytes of nearly even frequencies
-	// (random or compressed data), where it matters most.
-	likelyLen = 8
 
 	litTableBits  = 11
 	distTableBits = 8
@@ -108,10 +99,10 @@ func init() {
 	}
 
 	litLens, distLens := fixedLengths()
-	if !buildTable(fixedTables[:litTableSize], litLens[:], litInfo[:], litTableBits, likelyLiterals(litLens[:256])) {
+	if !buildTable(fixedTables[:litTableSize], litLens[:], litInfo[:], litTableBits) {
 		panic("flate: fixed literal/length code")
 	}
-	if !buildTable(fixedTables[litTableSize:], distLens[:], distInfo[:], distTableBits, false) {
+	if !buildTable(fixedTables[litTableSize:], distLens[:], distInfo[:], distTableBits) {
 		panic("flate: fixed distance code")
 	}
 }
@@ -141,10 +132,7 @@ func fixedLengths() (lit [288]uint8, dist [32]uint8) {
 // reports whether the code is one compress/flate accepts: complete, or a
 // single code of length 1, or empty (no code at all; every lookup then finds
 // an invalid entry).
-//
-// If likely is true, the entries of literals of likelyLen or likelyLen+1
-// bits get fLikely, those of likelyLen+1 bits also fLonger.
-func buildTable(table []uint32, lens []uint8, info []uint32, tableBits uint, likely bool) bool {
+func buildTable(table []uint32, lens []uint8, info []uint32, tableBits uint) bool {
 	var count [maxCodeLen + 1]int
 	for _, l := range lens {
 		count[l]++
@@ -191,9 +179,6 @@ func buildTable(table []uint32, lens []uint8, info []uint32, tableBits uint, lik
 		r := reverseBits(c, l)
 		if l <= tableBits {
 			e := info[sym] + uint32(l)<<8 + uint32(l)
-			if likely && e&fLiteral != 0 && l-likelyLen < 2 {
-				e |= fLikely | fLonger*uint32(l-likelyLen)
-			}
 			for i := r; i < uint32(mainSize); i += 1 << l {
 				table[i] = e
 			}
@@ -212,26 +197,6 @@ func buildTable(table []uint32, lens []uint8, info []uint32, tableBits uint, lik
 		}
 	}
 	return true
-}
-
-// likelyLiterals reports whether the literals of a code with the code
-// lengths lens (the literals' only) are most likely likelyLen or
-// likelyLen+1 bits long: at least 7/8 of the literals' probability, a code
-// of n bits standing for a probability of 2^-n. The fast loop speculates on
-// these lengths (see fLikely) in the blocks where they are likely.
-func likelyLiterals(lens []uint8) bool {
-	var all, likely uint32
-	for _, l := range lens {
-		if l == 0 {
-			continue
-		}
-		m := uint32(1) << (maxCodeLen - l)
-		all += m
-		if l-likelyLen < 2 {
-			likely += m
-		}
-	}
-	return likely >= all-all/8
 }
 
 // reverseBits returns the low n bits of c in reverse order.
