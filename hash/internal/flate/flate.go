@@ -700,8 +700,13 @@ func fastLoop(out []byte, pos int, in []byte, t *codeTables, bitbuf uint64, bits
 			for pos += 40; pos < end; pos += 8 {
 				binary.LittleEndian.PutUint64(out[pos:pos+8], binary.LittleEndian.Uint64(out[pos-distance:pos-distance+8]))
 			}
-		} else if distance == 1 {
+		} else if distance <= 2 {
+			// A repeated byte or pair of bytes: a word of the pattern,
+			// stored as for distance 8 or more.
 			v := uint64(out[src]) * 0x0101010101010101
+			if distance == 2 {
+				v = uint64(binary.LittleEndian.Uint16(out[src:src+2])) * 0x0001000100010001
+			}
 			to := (*[40]byte)(out[pos : pos+40])
 			binary.LittleEndian.PutUint64(to[0:], v)
 			binary.LittleEndian.PutUint64(to[8:], v)

@@ -410,7 +410,8 @@ func TestEveryLengthAndDistance(t *testing.T) {
 
 // TestMatchCopies covers each way the fast loop copies a match: every
 // distance from 1 to 48 (a pattern repeated byte by byte, a repeated
-// byte, words that overlap the match's own output, words that do not)
+// byte or pair of bytes, words that overlap the match's own output, words
+// that do not)
 // with lengths around the five words copied at once, each match after a
 // run of literals and followed by one, in a dynamic block long enough
 // for the fast loop.
