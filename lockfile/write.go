@@ -186,39 +186,13 @@ func writeUnknown(body *hclwrite.Body, u Unknown) {
 // leaves path as it was.
 func WriteFile(path string, f *File) error {
 	data := f.Bytes()
-	// The parse-back (a few milliseconds for a large file: hclsyntax
-	// scans every byte) runs while the temporary file is written and
-	// flushed; its verdict is awaited before the rename.
-	parsed := make(chan error, 1)
-	go func() {
-		_, err := (ParseOptions{Lenient: true}).Parse(data, path)
-		parsed <- err
-	}()
-	invalid := func(err error) error {
+	if _, err := (ParseOptions{Lenient: true}).Parse(data, path); err != nil {
 		return fmt.Errorf("not writing lock file %s, its content would be invalid: %w", path, err)
 	}
-	awaited := false
-	err := writeFileAtomic(path, data, func() error {
-		awaited = true
-		if err := <-parsed; err != nil {
-			return invalid(err)
-		}
-		return nil
-	})
-	if err != nil && !awaited {
-		// The write failed before the verdict was awaited: content that
-		// would not parse back is still the error reported.
-		if perr := <-parsed; perr != nil {
-			return invalid(perr)
-		}
-	}
-	return err
+	return writeFileAtomic(path, data)
 }
 
-// writeFileAtomic writes data to path as WriteFile documents. beforeRename,
-// if not nil, is called once the temporary file is flushed; an error from
-// it leaves path as it was.
-func writeFileAtomic(path string, data []byte, beforeRename func() error) (err error) {
+func writeFileAtomic(path string, data []byte) (err error) {
 	mode := fs.FileMode(0o644)
 	if st, statErr := os.Stat(path); statErr == nil {
 		mode = st.Mode().Perm()
@@ -252,11 +226,6 @@ func writeFileAtomic(path string, data []byte, beforeRename func() error) (err e
 	}
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("writing lock file %s: %w", path, err)
-	}
-	if beforeRename != nil {
-		if err = beforeRename(); err != nil {
-			return err
-		}
 	}
 	if runtime.GOOS == "windows" {
 		// Windows renames no open file; closing releases the lock first,
