@@ -219,6 +219,79 @@ func benchZipHashes(b *testing.B, path string) {
 // dirhash.HashZip, then a second pass for the SHA-256 of the file.
 func BenchmarkProviderZip(b *testing.B) { benchZipHashes(b, providerZip(b)) }
 
+// smallZips returns n zips of one deflated entry of 128 KiB of
+// pseudo-binary content each: the packages of a "providers lock" of many
+// small providers.
+func smallZips(b *testing.B, n int) []string {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	var paths []string
+	for i := range n {
+		p := filepath.Join(benchCache(b), fmt.Sprintf("small-%03d.zip", i))
+		paths = append(paths, p)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return kflate.NewWriter(w, 6) })
+		h := &zip.FileHeader{Name: fmt.Sprintf("terraform-provider-p%03d_v1.0.0", i), Method: zip.Deflate}
+		h.SetMode(0o755)
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.Write(pseudoBinary(uint64(i), 128<<10)); err != nil {
+			b.Fatal(err)
+		}
+		if err := zw.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return paths
+}
+
+// BenchmarkSmallZips: h1 and zh of 150 small provider zips (128 KiB of
+// binary each), one after another, as "providers lock" hashes the
+// packages of other platforms. Baseline as for BenchmarkProviderZip. The
+// allocations (B/op) are the measure of the buffers the pipeline reuses.
+func BenchmarkSmallZips(b *testing.B) {
+	paths := smallZips(b, 150)
+	want := make([]ZipSum, len(paths))
+	for i, p := range paths {
+		var err error
+		if want[i], err = HashZip(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("impl=baseline", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for i, p := range paths {
+				if _, err := dirhash.HashZip(p, dirhash.Hash1); err != nil {
+					b.Fatal(err)
+				}
+				if zh := baselineZH(b, p); zh != string(want[i].ZH) {
+					b.Fatal(zh)
+				}
+			}
+		}
+	})
+	b.Run("impl=tflock", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for i, p := range paths {
+				if got, err := HashZip(p); err != nil || got != want[i] {
+					b.Fatal(got, err)
+				}
+			}
+		}
+	})
+}
+
 // BenchmarkModuleZip: h1 and zh of a module-like zip of 5,000 files.
 // Baseline as for BenchmarkProviderZip.
 func BenchmarkModuleZip(b *testing.B) { benchZipHashes(b, moduleZip(b)) }

@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 	"golang.org/x/sync/errgroup"
@@ -163,6 +164,24 @@ func (s *entryState) finish() ([32]byte, error) {
 	return sum, nil
 }
 
+// upTo is the size of a buffer for n bytes of data: n, but at least 512
+// and at most limit.
+func upTo(n int64, limit int) int {
+	return int(min(max(n, 512), int64(limit)))
+}
+
+// The workers' copy buffers and stream decoders are reused from one
+// archive to the next, and the other buffers of the pipeline are sized by
+// the archive: hashing many small packages ("providers lock" of other
+// platforms' packages, module zips) then allocates, zeroes and collects
+// little.
+var (
+	copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+	// streamDecoders holds klauspost decoders (flate.Resetter).
+	streamDecoders sync.Pool
+	wholeDecoders  = sync.Pool{New: func() any { return new(wholeDecoder) }}
+)
+
 // hashZip is the one-read pipeline shared by HashZip and Install.
 //
 // The calling goroutine reads the archive sequentially, feeding every byte to
@@ -196,9 +215,18 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 	weight := func(e *zipEntry) int64 { return min(max(e.csize, 1), smallBudget) }
 	for range o.workers() {
 		g.Go(func() error {
-			buf := make([]byte, 256<<10)
+			var buf *[]byte // taken on first use
 			var fr io.ReadCloser
-			var wd wholeDecoder
+			defer func() {
+				if buf != nil {
+					copyBufs.Put(buf)
+				}
+				if fr != nil {
+					streamDecoders.Put(fr)
+				}
+			}()
+			wd := wholeDecoders.Get().(*wholeDecoder)
+			defer wholeDecoders.Put(wd)
 			br := new(bytes.Reader)
 			for j := range jobs {
 				if j.e.method == 8 && j.e.usize >= wholeMin && j.e.usize <= wholeSmall {
@@ -220,8 +248,13 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 				var src io.Reader = br
 				if j.e.method == 8 {
 					if fr == nil {
-						fr = flate.NewReader(br)
-					} else if err := fr.(flate.Resetter).Reset(br, nil); err != nil {
+						if d, ok := streamDecoders.Get().(io.ReadCloser); ok {
+							fr = d
+						} else {
+							fr = flate.NewReader(br)
+						}
+					}
+					if err := fr.(flate.Resetter).Reset(br, nil); err != nil {
 						return err
 					}
 					src = fr
@@ -230,7 +263,10 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 				if err != nil {
 					return &PackageError{Path: label, Entry: j.e.name, Err: err}
 				}
-				if err := copyEntry(st, src, buf); err != nil {
+				if buf == nil {
+					buf = copyBufs.Get().(*[]byte)
+				}
+				if err := copyEntry(st, src, *buf); err != nil {
 					st.abort()
 					return &PackageError{Path: label, Entry: j.e.name, Err: err}
 				}
@@ -247,7 +283,7 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 	zh := sha256.New()
 	readErr := func() error {
 		defer close(jobs)
-		br := bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 256<<10)
+		br := bufio.NewReaderSize(io.NewSectionReader(r, 0, size), upTo(size, 256<<10))
 		var pos int64
 		read := func(p []byte) error {
 			n, err := io.ReadFull(br, p)
@@ -258,8 +294,11 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 			}
 			return err
 		}
-		scratch := make([]byte, 64<<10)
+		var scratch []byte // as large as the largest skip so far, up to 64 KiB
 		skipTo := func(off int64) error {
+			if n := upTo(off-pos, 64<<10); len(scratch) < n {
+				scratch = make([]byte, n)
+			}
 			for pos < off {
 				if err := read(scratch[:min(int64(len(scratch)), off-pos)]); err != nil {
 					return err
