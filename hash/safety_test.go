@@ -245,3 +245,34 @@ func TestFSUnreadable(t *testing.T) {
 		t.Errorf("H1FS: error %v; want the read error, naming the entry sub/bad", err)
 	}
 }
+
+// TestEndRecordCommentPastTheEnd: the last end of central directory
+// signature decides, as in archive/zip (which OpenTofu hashes with). An
+// empty archive followed by a second signature whose comment would run
+// past the end of the file is refused by archive/zip; it was accepted here
+// (the earlier, complete record was taken), found by FuzzHashZip. Both
+// must refuse it; the complete record alone is accepted by both.
+func TestEndRecordCommentPastTheEnd(t *testing.T) {
+	empty := make([]byte, 22)
+	binary.LittleEndian.PutUint32(empty, 0x06054b50)
+	bad := make([]byte, 22)
+	binary.LittleEndian.PutUint32(bad, 0x06054b50)
+	binary.LittleEndian.PutUint16(bad[20:], 100) // 100 bytes of comment, none there
+	for _, tc := range []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"empty archive", empty, true},
+		{"then a record whose comment runs past the end", append(append([]byte{}, empty...), bad...), false},
+	} {
+		_, zerr := zip.NewReader(bytes.NewReader(tc.data), int64(len(tc.data)))
+		if (zerr == nil) != tc.ok {
+			t.Fatalf("%s: archive/zip says %v, the test expects ok=%v", tc.name, zerr, tc.ok)
+		}
+		_, err := Options{}.HashZipReader(context.Background(), bytes.NewReader(tc.data), int64(len(tc.data)))
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: HashZipReader = %v, want ok=%v like archive/zip", tc.name, err, tc.ok)
+		}
+	}
+}

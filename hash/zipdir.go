@@ -44,7 +44,13 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 		return nil, formatErr("not a zip archive (too short)")
 	}
 	// Find the end of central directory record, which ends with a comment
-	// of at most 65535 bytes.
+	// of at most 65535 bytes. As archive/zip (and so OpenTofu) does, the
+	// last signature decides: if its comment would run past the end of the
+	// file the archive is refused, even when an earlier signature would
+	// fit. archive/zip looks 1,003 bytes further back (65 KiB), so it also
+	// takes a record followed by bytes after its comment, which is refused
+	// here; the window stays within the end that the sources fetch first
+	// (httpx.TailBytes) when a large archive is read as it downloads.
 	tail := min(size, 22+65535)
 	buf := make([]byte, tail)
 	if _, err := r.ReadAt(buf, size-tail); err != nil && err != io.EOF {
@@ -52,7 +58,10 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 	}
 	end := -1
 	for i := len(buf) - 22; i >= 0; i-- {
-		if binary.LittleEndian.Uint32(buf[i:]) == sigEnd && i+22+int(binary.LittleEndian.Uint16(buf[i+20:])) <= len(buf) {
+		if binary.LittleEndian.Uint32(buf[i:]) == sigEnd {
+			if i+22+int(binary.LittleEndian.Uint16(buf[i+20:])) > len(buf) {
+				return nil, formatErr("not a zip archive (the comment of its end of central directory record runs past the end)")
+			}
 			end = i
 			break
 		}
