@@ -37,6 +37,13 @@ func formatErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
 }
 
+// ZipTail is how many bytes from the end of a zip archive the readers of
+// this package look in for its end of central directory record (22 bytes
+// and a comment of at most 65,535). A source that hands over an archive
+// still downloading fetches these bytes first, so that reading can start
+// before the rest has arrived.
+const ZipTail = 22 + 65535
+
 // readDirectory parses and validates the central directory of the zip
 // archive of the given size. It returns the entries sorted by offset.
 func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
@@ -49,9 +56,9 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 	// file the archive is refused, even when an earlier signature would
 	// fit. archive/zip looks 1,003 bytes further back (65 KiB), so it also
 	// takes a record followed by bytes after its comment, which is refused
-	// here; the window stays within the end that the sources fetch first
-	// (httpx.TailBytes) when a large archive is read as it downloads.
-	tail := min(size, 22+65535)
+	// here; the window is ZipTail, the end that the sources fetch first
+	// when a large archive is read as it downloads.
+	tail := min(size, ZipTail)
 	buf := make([]byte, tail)
 	if _, err := r.ReadAt(buf, size-tail); err != nil && err != io.EOF {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 )
 
@@ -23,10 +24,10 @@ import (
 var ErrRestarted = fmt.Errorf("download restarted: %w", source.ErrArchiveRestarted)
 
 // TailBytes is how much of a large zip's end the sources ask for apart
-// ([Client.StartDownload]'s tail), so that its central directory is there
-// before the rest: the largest end of central directory record (with its
-// comment) and some room for the directory itself.
-const TailBytes = 64<<10 + 22
+// ([Client.StartDownload]'s tail), so that its end record and, usually,
+// its central directory are there before the rest: the window in which
+// the zip reader of package hash looks for the end record.
+const TailBytes = hash.ZipTail
 
 // StreamMin is the smallest package the sources hand over while it
 // downloads ([Client.StartDownload]'s minSize): below it the download is
