@@ -97,6 +97,7 @@ type Change struct {
 // version and constraints: the fields of [ModuleLock] of the same names.
 type ModulePin struct {
 	Source string
+	Subdir string
 	Ref    string
 	Tag    string
 	Commit string
@@ -105,7 +106,7 @@ type ModulePin struct {
 
 // Pin returns the lock's source, ref, tag, commit and digest.
 func (m *ModuleLock) Pin() ModulePin {
-	return ModulePin{Source: m.Source, Ref: m.Ref, Tag: m.Tag, Commit: m.Commit, Digest: m.Digest}
+	return ModulePin{Source: m.Source, Subdir: m.Subdir, Ref: m.Ref, Tag: m.Tag, Commit: m.Commit, Digest: m.Digest}
 }
 
 // diff describes what differs between two pins, in the order source, ref,
@@ -115,6 +116,7 @@ func (o ModulePin) diff(n ModulePin) string {
 	var parts []string
 	for _, f := range []struct{ name, o, n string }{
 		{"source", o.Source, n.Source},
+		{"subdir", o.Subdir, n.Subdir},
 		{"ref", o.Ref, n.Ref},
 		{"tag", o.Tag, n.Tag},
 		{"commit", o.Commit, n.Commit},

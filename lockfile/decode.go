@@ -13,6 +13,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source/address"
 )
 
 // decodeProvider decodes one provider block, or returns nil if its address
@@ -266,6 +267,8 @@ func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
 		case "source":
 			haveSource = true
 			m.Source = d.decodeSource(attr.Expr, what)
+		case "subdir":
+			m.Subdir = d.decodeSubdir(attr.Expr, what)
 		case "ref":
 			refExpr = attr.Expr
 			m.Ref = d.decodeRef(attr.Expr, what)
@@ -292,6 +295,37 @@ func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
 	}
 	d.checkPinned(m, what, refExpr, tagExpr)
 	return m
+}
+
+// decodeSubdir decodes a module lock's "subdir": the subdirectory of its
+// package, in the canonical form address.PackageSubdir gives.
+func (d *decoder) decodeSubdir(expr hcl.Expression, what string) string {
+	raw, null, ok := d.decodeString(expr)
+	if !ok {
+		return ""
+	}
+	var reason string
+	switch {
+	case null || raw == "":
+		reason = "omit the \"subdir\" argument of a module installed from its package's root"
+	default:
+		if err := address.CheckPackageSubdir(raw); err != nil {
+			reason = err.Error()
+			if c, err := address.PackageSubdir(raw); err == nil && c != "" {
+				reason += fmt.Sprintf("; write %q", c)
+			}
+		}
+	}
+	if reason != "" {
+		d.add(&hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid module subdirectory",
+			Detail:   fmt.Sprintf("The subdir of %s must be a clean relative path inside its package, as its location names it, such as \"modules/vpc\": %s.", what, reason),
+			Subject:  expr.Range().Ptr(),
+		})
+		return ""
+	}
+	return raw
 }
 
 // callPathLabel returns the label of a module block, reporting it if it

@@ -117,6 +117,11 @@ func editEverything(f *File) {
 			m.Constraints = ""
 		}
 		m.Source += "//sub"
+		if m.Subdir == "" {
+			m.Subdir = "modules/edited"
+		} else {
+			m.Subdir = ""
+		}
 		m.Commit, m.Digest = strings.Repeat("a", 40), ""
 		f.AddModuleHashes(m.Path, fuzzHash)
 	}

@@ -59,6 +59,15 @@ type ModuleLock struct {
 	// host spelled out, a git URL without its ref, or an OCI repository
 	// without tag or digest; a "//subdir" suffix is kept.
 	Source string
+	// Subdir is the subdirectory of the package that the package's
+	// location designated as the module (the "//SUBDIR" of a module
+	// registry's download location or of an X-Terraform-Get answer), in
+	// canonical form (see address.PackageSubdir in source/address); "" for the package
+	// root, which is also what a lock written before tflock recorded it
+	// means. The module installed is this directory of the package (then
+	// the source's own "//subdir" below it): a location that names another
+	// is a changed requirement, which this lock does not satisfy.
+	Subdir string
 	// Version is the exact version selected; the zero Version for a module
 	// pinned only by a git ref or an OCI digest.
 	Version versions.Version

@@ -218,7 +218,7 @@ func decodeAlone(src []byte, blk *hclsyntax.Block, form moduleForm) *ModuleLock 
 
 // sameModuleLock reports whether two module locks hold the same things.
 func sameModuleLock(a, b *ModuleLock) bool {
-	return a.Source == b.Source && a.Version == b.Version && a.Ref == b.Ref && a.Tag == b.Tag &&
+	return a.Source == b.Source && a.Subdir == b.Subdir && a.Version == b.Version && a.Ref == b.Ref && a.Tag == b.Tag &&
 		canonicalConstraints(a.Constraints, versions.ParseModuleConstraints) == canonicalConstraints(b.Constraints, versions.ParseModuleConstraints) &&
 		a.Commit == b.Commit && a.Digest == b.Digest &&
 		slices.Equal(normalizeHashes(slices.Clone(a.Hashes)), normalizeHashes(slices.Clone(b.Hashes))) &&
@@ -492,6 +492,7 @@ func (p *patcher) patchModule(blk *hclsyntax.Block, lock *ModuleLock) {
 	}
 	p.setString(blk, "version", v, nil)
 	p.setString(blk, "source", lock.Source, nil)
+	p.setString(blk, "subdir", lock.Subdir, nil)
 	p.setString(blk, "ref", lock.Ref, nil)
 	p.setString(blk, "tag", lock.Tag, nil)
 	p.setString(blk, "constraints", canonicalConstraints(lock.Constraints, versions.ParseModuleConstraints), func(have string) bool {

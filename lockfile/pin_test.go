@@ -185,3 +185,43 @@ func TestChangesModuleRef(t *testing.T) {
 		t.Errorf("Changes = %v", c)
 	}
 }
+
+// TestSubdirBindsTheDirectory checks the "subdir" argument: a location
+// naming another subdirectory of the same package (same hashes) is a
+// repinned module, Patch writes it, and a lock without it reads as the
+// package root.
+func TestSubdirBindsTheDirectory(t *testing.T) {
+	const src = "module \"app\" {\n  version = \"1.0.0\"\n  source  = \"registry.example.test/acme/app/aws\"\n  subdir  = \"modules/good\"\n  hashes = [\n    \"" + string(h1A) + "\",\n  ]\n}\n"
+	old := mustParse(t, src)
+	if got := old.Module("app").Subdir; got != "modules/good" {
+		t.Fatalf("Subdir = %q", got)
+	}
+	evil := old.Clone()
+	evil.Module("app").Subdir = "modules/evil"
+	c := lockfile.Changes(old, evil)
+	if len(c) != 1 || c[0].Kind != lockfile.Repinned || c[0].String() != `module "app": repinned at 1.0.0: subdir modules/good -> modules/evil` {
+		t.Fatalf("Changes = %v", c)
+	}
+	if lockfile.EqualIgnoringHashes(old, evil) {
+		t.Error("EqualIgnoringHashes ignores another subdirectory")
+	}
+	out, err := lockfile.Patch([]byte(src), "x", evil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `subdir  = "modules/evil"`) {
+		t.Errorf("patched:\n%s", out)
+	}
+	root := old.Clone()
+	root.Module("app").Subdir = ""
+	out, err = lockfile.Patch([]byte(src), "x", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := mustParse(t, string(out)); g.Module("app").Subdir != "" || strings.Contains(string(out), "subdir") {
+		t.Errorf("patched to the root:\n%s", out)
+	}
+	if c := lockfile.Changes(root, old); len(c) != 1 || c[0].String() != `module "app": repinned at 1.0.0: subdir (none) -> modules/good` {
+		t.Errorf("an old lock (no subdir) against one that records it: %v", c)
+	}
+}

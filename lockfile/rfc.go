@@ -38,7 +38,7 @@ func formOf(block *hclsyntax.Block) moduleForm {
 
 // tflockOnly are the arguments of tflock's form that PR #4071's form
 // replaces by "package" (and a "source" as written).
-var tflockOnly = map[string]bool{"version": true, "ref": true, "tag": true, "commit": true, "digest": true}
+var tflockOnly = map[string]bool{"version": true, "subdir": true, "ref": true, "tag": true, "commit": true, "digest": true}
 
 // registryPackagePrefix starts PR #4071's "package" of a module a registry
 // hosts itself: "registry::HOST/NAMESPACE/NAME/SYSTEM@VERSION".

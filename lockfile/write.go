@@ -87,8 +87,8 @@ func writeSelection(body *hclwrite.Body, v versions.Version, constraints string,
 	}
 }
 
-// writeModule writes a module block: version (if any), source, ref (if
-// any), tag (if any), constraints (if any), commit (if any), digest (if
+// writeModule writes a module block: version (if any), source, subdir
+// (if any), ref (if any), tag (if any), constraints (if any), commit (if any), digest (if
 // any), hashes (if any), then kept unknown items.
 func writeModule(parent *hclwrite.Body, m *ModuleLock) {
 	body := parent.AppendNewBlock("module", []string{m.Path}).Body()
@@ -96,6 +96,9 @@ func writeModule(parent *hclwrite.Body, m *ModuleLock) {
 		body.SetAttributeValue("version", cty.StringVal(m.Version.String()))
 	}
 	body.SetAttributeValue("source", cty.StringVal(m.Source))
+	if m.Subdir != "" {
+		body.SetAttributeValue("subdir", cty.StringVal(m.Subdir))
+	}
 	if m.Ref != "" {
 		body.SetAttributeValue("ref", cty.StringVal(m.Ref))
 	}

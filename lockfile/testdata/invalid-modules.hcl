@@ -55,3 +55,23 @@ module "nullversion" {
   version = null # ERROR: Invalid module version number
   source  = "registry.opentofu.org/a/b/c"
 }
+
+module "subdir_up" {
+  source = "registry.opentofu.org/a/b/c"
+  subdir = "../evil" # ERROR: Invalid module subdirectory
+}
+
+module "subdir_unclean" {
+  source = "registry.opentofu.org/a/b/c"
+  subdir = "modules/./good" # ERROR: Invalid module subdirectory
+}
+
+module "subdir_rooted" {
+  source = "registry.opentofu.org/a/b/c"
+  subdir = "/modules/good" # ERROR: Invalid module subdirectory
+}
+
+module "subdir_empty" {
+  source = "registry.opentofu.org/a/b/c"
+  subdir = "" # ERROR: Invalid module subdirectory
+}

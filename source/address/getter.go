@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -223,4 +224,46 @@ func detectS3(src string) (string, error) {
 		return "", fmt.Errorf("error parsing S3 URL: %v", err)
 	}
 	return "s3::" + u.String(), nil
+}
+
+// PackageSubdir returns the canonical form of a subdirectory inside a
+// module package, the form a lock file records and a cache compares: a
+// slash-separated relative path, cleaned (path.Clean), without a leading
+// "/" (OpenTofu's "///sub" installs "sub"), and "" for the package root.
+// It rejects a subdirectory that leads out of the package (".." as a
+// leading element), one with a backslash or a NUL byte (another separator
+// on Windows, or no file name at all), and one that is not a local file
+// name on this system (filepath.IsLocal).
+func PackageSubdir(subdir string) (string, error) {
+	if strings.ContainsAny(subdir, "\\\x00") {
+		return "", fmt.Errorf("subdirectory path %q holds a backslash or a NUL byte", subdir)
+	}
+	c, err := cleanSubdir(subdir)
+	if err != nil {
+		return "", err
+	}
+	c = strings.TrimLeft(c, "/")
+	if c == "" || c == "." {
+		return "", nil
+	}
+	if c == ".." || strings.HasPrefix(c, "../") || !filepath.IsLocal(filepath.FromSlash(c)) {
+		return "", fmt.Errorf("subdirectory path %q leads outside of the module package", subdir)
+	}
+	return c, nil
+}
+
+// CheckPackageSubdir reports whether subdir, read from stored metadata (a
+// lock file, a cache record, a remote tier's annotation), is already in
+// the canonical form [PackageSubdir] gives: relative, clean, with no ".."
+// element. Anything else is refused rather than cleaned, so that stored
+// metadata never names a directory other than the one it spells.
+func CheckPackageSubdir(subdir string) error {
+	c, err := PackageSubdir(subdir)
+	if err != nil {
+		return err
+	}
+	if c != subdir {
+		return fmt.Errorf("subdirectory path %q is not a clean relative path inside the package", subdir)
+	}
+	return nil
 }
