@@ -9,11 +9,12 @@
 //
 //	file     = { provider | module | rfcmodule } .
 //	provider = "provider" ADDRESS "{" version [ constraints ] [ hashes ] "}" .
-//	module   = "module" CALLPATH "{" [ version ] source [ ref | tag ]
+//	module   = "module" CALLPATH "{" [ version ] source [ subdir ] [ ref | tag ]
 //	           [ constraints ] [ commit ] [ digest ] [ hashes ] "}" .
 //	version     = "version" "=" STRING .   // canonical semver: "1.2.3", "1.0.0-beta.1"
 //	constraints = "constraints" "=" STRING .
 //	source      = "source" "=" STRING .
+//	subdir      = "subdir" "=" STRING .    // "modules/vpc": the directory of the package its location names
 //	ref         = "ref" "=" STRING .       // git "ref" argument as written: "v1.2.0", "main"
 //	tag         = "tag" "=" STRING .       // OCI "tag" argument as written: "1.2.0", "stable"
 //	commit      = "commit" "=" STRING .    // 40 lower-case hex digits
@@ -49,6 +50,32 @@
 //     It follows the OCI tag grammar.
 //   - an OCI source's "digest" argument is not repeated: the lock's
 //     "digest" must equal it.
+//
+// A module registry (or an HTTP server answering X-Terraform-Get) chooses
+// more than the package: its download location may end in "//SUBDIR", and
+// that directory of the package is what is installed as the module (with
+// the source's own "//subdir" below it). Two answers naming the same
+// archive, and so the same "h1:", can name two directories of it. The lock
+// binds that choice:
+//
+//   - "subdir" is the subdirectory the location named: cleaned, relative,
+//     with no ".." element and no leading "/" (the form
+//     source/address.PackageSubdir gives; a lock holding any other gives
+//     "Invalid module subdirectory"); absent when the location names the
+//     package root.
+//   - A location naming another subdirectory is a changed requirement, as
+//     an edited "ref" is: a run records the new "subdir" and reports the
+//     module "repinned" ("subdir modules/good -> modules/evil"); a
+//     read-only run refuses it; resolve/install's Check reports a module
+//     installed from another directory.
+//   - A lock written before tflock recorded "subdir" reads as the package
+//     root: where the location names a subdirectory, the next run that
+//     asks the location reports it as a change (a read-only run refuses
+//     it), and a cache or tier record naming a subdirectory other than the
+//     lock's is not used.
+//
+// The "h1:" stays the hash of the whole package, as tofu computes it, so
+// that one package, stored once, serves every module in it.
 //
 // A lock with "ref" or "tag" has no "version" or "constraints" (a pinned
 // call has no version constraint); "ref" goes with a git source only and
@@ -98,6 +125,9 @@
 //	                                        source made immutable by its
 //	                                        checksum, version or generation)
 //	hashes                                  Hashes
+//	(none: the package has no "//subdir"    Subdir "" (the package root)
+//	and a delegating registry's location
+//	is not mapped)
 //	floating = true                         a lock with Source (and Ref, Tag
 //	                                        or Digest) only: no selection, pin
 //	                                        or hashes; the next lock records
@@ -153,7 +183,7 @@
 //     module lock", "Invalid module version number", "Invalid module
 //     version constraints", "Invalid module source address", "Invalid
 //     module ref", "Invalid module tag", "Invalid module commit", "Invalid
-//     module digest", "Invalid module hash set" and "Invalid module hash
+//     module digest", "Invalid module subdirectory", "Invalid module hash set" and "Invalid module hash
 //     string";
 //   - malformed "h1:" and "zh:" values are rejected (OpenTofu accepts any
 //     "scheme:value");
@@ -193,7 +223,7 @@
 //     any), in that order, "=" aligned across consecutive single-line
 //     arguments, the hash list one hash per line with a trailing comma;
 //  3. for each module, sorted by call path: a blank line, then the block
-//     with version (if any), source, ref (if any), tag (if any),
+//     with version (if any), source, subdir (if any), ref (if any), tag (if any),
 //     constraints (if any), commit (if any), digest (if any), hashes (if
 //     any), laid out as for providers;
 //  4. module locks still keyed by source address, in PR #3540's form (see
