@@ -43,11 +43,32 @@ type ProviderPackage struct {
 // string (git "?ref=", OCI "?tag="/"?digest=") has Ref set and no Version.
 // Pin, when set, is the commit or digest that the lock file recorded; a
 // fetcher must check that what it brings has that identity.
+//
+// Subdir, when set, is the subdirectory of the package that the lock file
+// records its location naming as the module (a module registry's
+// "//SUBDIR"), in the canonical form of address.PackageSubdir, or
+// [SubdirRoot] for the package root; "" when nothing binds it (the
+// location says). A cache serves the package only with that subdirectory:
+// a stored record or a remote tier's annotation naming another is not
+// used. Like Pin, it is not part of String.
 type ModulePackage struct {
 	Source  string
 	Version versions.Version
 	Ref     string
 	Pin     string
+	Subdir  string
+}
+
+// SubdirRoot is [ModulePackage.Subdir] bound to the package's root.
+const SubdirRoot = "."
+
+// BoundSubdir returns the subdirectory Subdir binds, "" for the root, and
+// whether Subdir binds one at all.
+func (m ModulePackage) BoundSubdir() (string, bool) {
+	if m.Subdir == SubdirRoot {
+		return "", true
+	}
+	return m.Subdir, m.Subdir != ""
 }
 
 func (ProviderPackage) isPackage() {}

@@ -191,10 +191,11 @@ func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l 
 	if err != nil {
 		return nil, err
 	}
-	f.Subdir = path.Join(r.Subdir, f.Subdir)
-	if f.Subdir == "." {
-		f.Subdir = ""
+	sub, err := address.PackageSubdir(path.Join(r.Subdir, f.Subdir))
+	if err != nil {
+		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
 	}
+	f.Subdir = sub
 	return f, nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/internal/display"
 	"github.com/tflock/tflock/source/internal/fsutil"
 )
@@ -348,6 +349,10 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 	if err != nil {
 		return Entry{}, err
 	}
+	sub, err := address.PackageSubdir(f.Subdir)
+	if err != nil {
+		return Entry{}, &source.Error{Source: f.Location, Package: pkg, Err: err}
+	}
 	obj := c.objectDir(h1)
 	if err := os.Rename(pkgDir, obj); err != nil {
 		// Content-addressed: an existing entry of that name has the same
@@ -366,7 +371,7 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 		// of this fill's own: what they are now is what was verified.
 		c.recordStat(obj, h1)
 	}
-	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
+	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: sub}
 	if !indexed(pkg) {
 		return e, nil
 	}
@@ -392,25 +397,41 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 	if indexed(pkg) {
 		rec, haveRec = c.readIndex(identity(pkg))
 	}
+	bound, isBound := boundSubdir(pkg)
 	for _, h := range want {
 		if !module || h.Scheme() != hash.SchemeH1 {
 			continue
 		}
+		if haveRec && rec.H1 == h && isBound && rec.Subdir != bound {
+			// This package's own record says its location named
+			// another subdirectory than the lock binds: a miss, so that
+			// the location is asked again.
+			return Entry{}, false
+		}
 		if c.usable(ctx, c.objectDir(h), h, module) {
-			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}}
+			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}, Subdir: bound}
 			if haveRec && rec.H1 == h {
 				e.Hashes, e.Pin, e.Location, e.Subdir = rec.Hashes, rec.Pin, rec.Location, rec.Subdir
 			}
 			return e, true
 		}
 	}
-	if !haveRec || !matches(rec.Hashes, want) {
+	if !haveRec || !matches(rec.Hashes, want) || (isBound && rec.Subdir != bound) {
 		return Entry{}, false
 	}
 	if !c.usable(ctx, c.objectDir(rec.H1), rec.H1, module) {
 		return Entry{}, false
 	}
 	return Entry{Dir: c.objectDir(rec.H1), H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}, true
+}
+
+// boundSubdir returns the subdirectory a module package's lock binds
+// ([source.ModulePackage.BoundSubdir]), and whether one is bound.
+func boundSubdir(pkg source.Package) (string, bool) {
+	if m, ok := pkg.(source.ModulePackage); ok {
+		return m.BoundSubdir()
+	}
+	return "", false
 }
 
 // usable reports whether the entry dir exists and (unless trusted) still
@@ -508,6 +529,11 @@ func (c *Cache) readIndex(key string) (indexRecord, bool) {
 	}
 	var r indexRecord
 	if err := json.Unmarshal(b, &r); err != nil || r.Package != key || r.H1.Scheme() != hash.SchemeH1 {
+		return indexRecord{}, false
+	}
+	if r.Subdir != "" && address.CheckPackageSubdir(r.Subdir) != nil {
+		// A subdirectory that is not a clean relative path inside the
+		// package is never used: the record is not.
 		return indexRecord{}, false
 	}
 	return r, true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/internal/archive"
 )
 
@@ -115,6 +116,12 @@ func (c *Cache) fillRemote(ctx context.Context, pkg source.Package, key string, 
 		c.remoteMisses.Store(key, true) // asked once per run (per Cache)
 		return Entry{}, false
 	}
+	if reason := remoteSubdirRefused(pkg, ra.Subdir); reason != "" {
+		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventWarning, Package: pkg,
+			Detail: fmt.Sprintf("the remote cache tier's copy of %s was not used: %s; fetching it from its origin", pkg.ForDisplay(), reason)})
+		c.remoteMisses.Store(key, true)
+		return Entry{}, false
+	}
 	f := &source.Fetched{Package: pkg, Archive: archive, Location: ra.Location, Subdir: ra.Subdir}
 	for _, h := range ra.Hashes {
 		if h.Scheme() == hash.SchemeZH && !isModule(pkg) {
@@ -132,6 +139,21 @@ func (c *Cache) fillRemote(ctx context.Context, pkg source.Package, key string, 
 	}
 	source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: "remote tier " + e.Location})
 	return e, true
+}
+
+// remoteSubdirRefused says why the subdirectory a remote tier's entry
+// records for pkg may not be used, or "": it must be a clean relative path
+// inside the package, and the one the lock binds, if it binds one.
+func remoteSubdirRefused(pkg source.Package, subdir string) string {
+	if subdir != "" {
+		if err := address.CheckPackageSubdir(subdir); err != nil {
+			return err.Error()
+		}
+	}
+	if bound, ok := boundSubdir(pkg); ok && subdir != bound {
+		return fmt.Sprintf("it records the subdirectory %q, and the lock file %q", subdir, bound)
+	}
+	return ""
 }
 
 // writeThrough stores what a fill (or [Cache.Hash]) fetched from an

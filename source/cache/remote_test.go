@@ -55,11 +55,7 @@ func (e *events) warnings() []string {
 // machine is one runner of a fleet: its own local cache, the shared tier.
 func machine(t *testing.T, srv *ocitest.Server, ev *events) *cache.Cache {
 	t.Helper()
-	tier, err := ocitier.New("oci://"+srv.Host()+"/fleet", ocitier.Options{OCI: oci.Options{PlainHTTP: true, HTTPClient: srv.Client()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := cache.Options{Remote: tier}
+	o := cache.Options{Remote: remoteOf(t, srv)}
 	if ev != nil {
 		o.Events = ev
 	}
@@ -68,6 +64,16 @@ func machine(t *testing.T, srv *ocitest.Server, ev *events) *cache.Cache {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// remoteOf is the fleet's tier on srv.
+func remoteOf(t *testing.T, srv *ocitest.Server) *ocitier.Tier {
+	t.Helper()
+	tier, err := ocitier.New("oci://"+srv.Host()+"/fleet", ocitier.Options{OCI: oci.Options{PlainHTTP: true, HTTPClient: srv.Client()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tier
 }
 
 func noFetch(t *testing.T) cache.FetchFunc {
@@ -150,7 +156,9 @@ func TestRemoteModuleWriteThroughThenRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eb, _, err := machine(t, srv, nil).Fill(ctx, mod, []hash.Hash{ea.H1}, noFetch(t))
+	bound := mod
+	bound.Subdir = "modules/y" // the lock of machine b records the subdirectory
+	eb, _, err := machine(t, srv, nil).Fill(ctx, bound, []hash.Hash{ea.H1}, noFetch(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,10 @@
 // content:
 //
 //	repository  PREFIX/tflock/modules
-//	tag         "h1-" + the hex SHA-256 of the package's h1: hash
+//	tag         "h1-" + the hex SHA-256 of the package's h1: hash, and for a
+//	            module installed from a subdirectory of its package (a
+//	            registry location's "//SUBDIR"), "-s" + the first 16 hex
+//	            digits of the SHA-256 of that subdirectory
 //	            → image manifest: artifactType application/vnd.opentofu.modulepkg,
 //	              the empty config, one layer of media type archive/zip: a
 //	              deterministic zip of the package (see below)
@@ -64,7 +67,11 @@
 // sorted, with one fixed time and modes 0644 or 0755, so that every
 // machine writes the same bytes for the same package and a re-push is a
 // no-op; the manifest records the subdirectory the origin designated
-// (annotation [AnnotationSubdir]).
+// (annotation [AnnotationSubdir]). Two modules of one package (a monorepo)
+// are two tags sharing one blob, so that neither is installed from the
+// other's directory; a reader uses an entry only when its annotation is a
+// clean relative path and the subdirectory its lock file binds (else the
+// cache warns and goes to the origin).
 //
 // # Writing
 //

@@ -347,7 +347,7 @@ func (t *Tier) putModule(ctx context.Context, a cache.RemoteArchive, path string
 	tag := ""
 	var h1 hash.Hash
 	for _, h := range a.Hashes {
-		if tg, ok := moduleTag(h); ok {
+		if tg, ok := moduleTag(h, a.Subdir); ok {
 			tag, h1 = tg, h
 			break
 		}

@@ -2,6 +2,7 @@ package ocitier
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -148,8 +149,11 @@ func (t *Tier) ProviderRepository(addr tfaddr.Provider) (string, error) {
 	return t.template(context.Background(), addr)
 }
 
-// moduleTag is the tag of the module package whose h1: is h1.
-func moduleTag(h1 hash.Hash) (string, bool) {
+// moduleTag is the tag of the module package whose h1: is h1, installed
+// from its subdirectory subdir ("" for the root): one package delivering
+// two modules (a monorepo) is two entries, each recording its own
+// subdirectory, which share the package's blob.
+func moduleTag(h1 hash.Hash, subdir string) (string, bool) {
 	if h1.Scheme() != hash.SchemeH1 {
 		return "", false
 	}
@@ -157,7 +161,12 @@ func moduleTag(h1 hash.Hash) (string, bool) {
 	if err != nil || len(b) != 32 {
 		return "", false
 	}
-	return "h1-" + hex.EncodeToString(b), true
+	tag := "h1-" + hex.EncodeToString(b)
+	if subdir != "" {
+		sum := sha256.Sum256([]byte(subdir))
+		tag += "-s" + hex.EncodeToString(sum[:8])
+	}
+	return tag, true
 }
 
 // repository returns the (cached) client for "host/repository".
@@ -274,8 +283,9 @@ func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, pa
 		ask = p
 	case source.ModulePackage:
 		tag := ""
+		subdir, _ := p.BoundSubdir()
 		for _, h := range want {
-			if tag2, ok := moduleTag(h); ok {
+			if tag2, ok := moduleTag(h, subdir); ok {
 				tag = tag2
 				break
 			}

@@ -2,6 +2,7 @@ package ocitier_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -318,9 +319,17 @@ func TestModuleRoundTrip(t *testing.T) {
 	}
 	checkModule(t, r.repo(t, "fleet/ci/tflock/modules"), h1, "modules/a")
 
-	// Found by the lock's h1:, whatever the module's address.
+	// Found by the lock's h1: and subdirectory, whatever the module's
+	// address; another module of the same package (another
+	// subdirectory, or its root) is another entry.
+	for _, sub := range []string{source.SubdirRoot, "modules/b", ""} {
+		miss := source.ModulePackage{Source: "git::https://git.example.test/other.git", Ref: "main", Subdir: sub}
+		if _, err := tier.Get(ctx, miss, []hash.Hash{h1}, filepath.Join(t.TempDir(), "miss.zip")); !errors.Is(err, source.ErrNotFound) {
+			t.Errorf("Get bound to subdirectory %q: %v, want a miss", sub, err)
+		}
+	}
 	out := filepath.Join(t.TempDir(), "m.zip")
-	other := source.ModulePackage{Source: "git::https://git.example.test/other.git", Ref: "main"}
+	other := source.ModulePackage{Source: "git::https://git.example.test/other.git", Ref: "main", Subdir: "modules/a"}
 	a, err := tier.Get(ctx, other, []hash.Hash{hash.MustParseHash("zh:" + strings.Repeat("0", 64)), h1}, out)
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +343,7 @@ func TestModuleRoundTrip(t *testing.T) {
 	}
 
 	// The OCI module source reads the same artifact as a module package.
-	tag := strings.TrimPrefix(checkModuleTag(t, h1), "")
+	tag := checkModuleTag(t, h1, "modules/a")
 	src := oci.NewSource(r.ociOptions())
 	f, err := src.Fetch(ctx, source.ModulePackage{Source: "oci://" + r.host() + "/fleet/ci/tflock/modules", Ref: tag}, filepath.Join(t.TempDir(), "m"))
 	if err != nil {
@@ -359,17 +368,22 @@ func TestModuleRoundTrip(t *testing.T) {
 
 // checkModuleTag is the tag the layout documents: "h1-" and the hex of
 // the h1: hash's 32 bytes.
-func checkModuleTag(t *testing.T, h1 hash.Hash) string {
+func checkModuleTag(t *testing.T, h1 hash.Hash, subdir string) string {
 	t.Helper()
 	b := decodeB64(t, h1.Value())
-	return "h1-" + hex.EncodeToString(b)
+	tag := "h1-" + hex.EncodeToString(b)
+	if subdir != "" {
+		sum := sha256.Sum256([]byte(subdir))
+		tag += "-s" + hex.EncodeToString(sum[:])[:16]
+	}
+	return tag
 }
 
 // checkModule checks the module package of h1 as OpenTofu reads one: an
 // image manifest with the module artifact type and one archive/zip layer.
 func checkModule(t *testing.T, repo *remote.Repository, h1 hash.Hash, subdir string) {
 	t.Helper()
-	desc, err := repo.Resolve(context.Background(), checkModuleTag(t, h1))
+	desc, err := repo.Resolve(context.Background(), checkModuleTag(t, h1, subdir))
 	if err != nil {
 		t.Fatal(err)
 	}
