@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
@@ -76,6 +78,16 @@ func (r *run) adoptInstalled(calls []*config.ModuleCall) {
 		pkg, _ := q.Package.(source.ModulePackage)
 		pin := resolve.WrittenPin(pkg)
 		ml := &lockfile.ModuleLock{Path: mc.Path, Source: lockSource(q), Ref: pin.Ref, Tag: pin.Tag, Digest: pin.Digest}
+		// The subdirectory the location named, as the install shows it:
+		// the installed directory less the call's own "//subdir".
+		if sub, ok := r.installedSubdir(mc.Path, rec); ok {
+			switch own := callSubdir(mc); {
+			case own == "":
+				ml.Subdir = sub
+			case strings.HasSuffix(sub, "/"+own):
+				ml.Subdir = strings.TrimSuffix(sub, "/"+own)
+			}
+		}
 		switch {
 		case rec.Version != "":
 			v, err := versions.Parse(rec.Version)
@@ -109,6 +121,22 @@ func (r *run) adoptInstalled(calls []*config.ModuleCall) {
 		}
 		r.adopted[mc.Path] = true
 	}
+}
+
+// installedSubdir returns the directory of an installed module call, as
+// modules.json records it, relative to the call's package directory in
+// the modules directory (slash-separated, "" for the package root), or
+// false when it is not inside it.
+func (r *run) installedSubdir(call string, rec ManifestRecord) (string, bool) {
+	root := filepath.Join(r.s.InstallDir, "modules", call)
+	sub, err := filepath.Rel(root, filepath.Join(r.s.dir, filepath.FromSlash(rec.Dir)))
+	if err != nil || !filepath.IsLocal(sub) && sub != "." {
+		return "", false
+	}
+	if sub == "." {
+		return "", true
+	}
+	return filepath.ToSlash(sub), true
 }
 
 // moduleRequirement returns the module requirement of a call.
@@ -237,9 +265,10 @@ func (r *run) checkInstalledModule(pick resolve.ModulePick, mc *config.ModuleCal
 		return nil
 	}
 	root := filepath.Join(r.s.InstallDir, "modules", pick.Call)
-	dir := filepath.Join(r.s.dir, filepath.FromSlash(rec.Dir))
-	sub, err := filepath.Rel(root, dir)
-	if err != nil || !filepath.IsLocal(sub) && sub != "." {
+	sub, ok := r.installedSubdir(pick.Call, rec)
+	// The module installed from the directory the lock binds: the
+	// location's subdirectory, then the call's own.
+	if !ok || sub != path.Join(ml.Subdir, callSubdir(mc)) {
 		return nil
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
@@ -256,5 +285,5 @@ func (r *run) checkInstalledModule(pick resolve.ModulePick, mc *config.ModuleCal
 			return nil
 		}
 	}
-	return &moduleFetch{pick: pick, call: mc, entry: cache.Entry{Dir: root, H1: h1, Hashes: []hash.Hash{h1}, Pin: cmp.Or(ml.Digest, ml.Commit)}, hit: true, locked: true, reused: true, sub: filepath.ToSlash(sub)}
+	return &moduleFetch{pick: pick, call: mc, entry: cache.Entry{Dir: root, H1: h1, Hashes: []hash.Hash{h1}, Pin: cmp.Or(ml.Digest, ml.Commit)}, hit: true, locked: true, reused: true, loc: ml.Subdir, sub: sub}
 }

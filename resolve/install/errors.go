@@ -141,6 +141,18 @@ func (e *LockChangedError) Error() string {
 			b.WriteString(pinProblem(c.Module, lockfile.ModulePin{Ref: c.NewPin.Ref, Tag: c.NewPin.Tag}, c.OldPin))
 			continue
 		}
+		// Hashes alone are refused only for a module whose entry held
+		// none tflock can check.
+		if c.Kind == lockfile.HashesChanged && c.Module != "" {
+			fmt.Fprintf(&b, "%s: the lock file records no h1: or zh: hash of it, so nothing in it could be verified; record its hashes without \"-lockfile=readonly\"", c.Subject())
+			continue
+		}
+		// Another subdirectory of the same package: what the location
+		// names now, what the lock file records.
+		if c.Kind == lockfile.Repinned && c.OldPin.Subdir != c.NewPin.Subdir && c.OldVersion == c.NewVersion {
+			fmt.Fprintf(&b, "%s: its location names the subdirectory %s of the package, but the lock file records %s", c.Subject(), subdirText(c.NewPin.Subdir), subdirText(c.OldPin.Subdir))
+			continue
+		}
 		b.WriteString(c.String())
 	}
 	return b.String()

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // fill brings pkg into the cache, checked against want. sub is the
-// subdirectory the origin designated, when the package was downloaded now.
+// subdirectory of the package its location names: the origin's answer
+// when it was downloaded now, else the one the lock binds (or the cache
+// recorded).
 func (r *run) fill(ctx context.Context, pkg source.Package, call string, want []hash.Hash) (cache.Entry, bool, string, error) {
 	e, hit, sub, _, err := r.fillOrigin(ctx, pkg, call, want)
 	return e, hit, sub, err
@@ -59,14 +62,13 @@ func (r *run) hashOnly(ctx context.Context, pkg source.Package, want []hash.Hash
 func (r *run) bring(ctx context.Context, through func(context.Context, source.Package, []hash.Hash, cache.FetchFunc) (cache.Entry, bool, error), pkg source.Package, call string, want []hash.Hash, signed []hash.Record) (cache.Entry, bool, string, []hash.Record, error) {
 	var got []hash.Hash
 	var origin []hash.Record
-	var sub string
 	e, hit, err := through(ctx, pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
 		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
 		f, err := r.s.Source.Fetch(ctx, pkg, dir)
 		if err != nil {
 			return nil, err
 		}
-		got, sub, origin = f.Hashes, f.Subdir, f.Origin
+		got, origin = f.Hashes, f.Origin
 		r.mu.Lock()
 		r.downloads++
 		r.mu.Unlock()
@@ -83,22 +85,44 @@ func (r *run) bring(ctx context.Context, through func(context.Context, source.Pa
 		}
 		return cache.Entry{}, false, "", nil, err
 	}
-	if sub == "" {
-		sub = e.Subdir // a cache hit: the origin's subdirectory as recorded at fetch time
-	}
+	// The subdirectory the origin named now (in canonical form), or on a
+	// cache hit the one the lock binds, or else the one the origin named
+	// when the package was stored (checked by the cache).
+	sub := e.Subdir
 	detail := "trusted on first use"
 	vouchers := origin
 	if len(vouchers) == 0 {
 		vouchers = signed
 	}
 	switch keys := signers(vouchers, e.Hashes); {
+	case len(want) > 0 && signed == nil && len(hash.Preferred(want)) == 0:
+		// Nothing was compared: say so, never "matches".
+		detail = unverifiableDetail
 	case len(want) > 0 && signed == nil:
 		detail = "matches the lock file"
+		if m, ok := pkg.(source.ModulePackage); ok {
+			if bound, isBound := m.BoundSubdir(); isBound && bound != sub {
+				detail = fmt.Sprintf("matches the lock file's hashes, but its location names the subdirectory %s where the lock file records %s", subdirText(sub), subdirText(bound))
+			}
+		}
 	case len(keys) > 0:
 		detail = "checksum signed by key " + strings.Join(keys, ", ")
 	}
 	source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
 	return e, hit, sub, origin, nil
+}
+
+// unverifiableDetail is the detail of the EventVerified of a package whose
+// lock file entry holds hashes, none of a scheme tflock computes (h1:,
+// zh:): nothing could be compared.
+const unverifiableDetail = "not verified: the lock file records no h1: or zh: hash of it, so nothing in it could be checked"
+
+// subdirText names a package subdirectory in a message.
+func subdirText(sub string) string {
+	if sub == "" {
+		return "(the package root)"
+	}
+	return sub
 }
 
 // signers returns the OpenPGP key IDs that signed one of the hashes of a

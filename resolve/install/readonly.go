@@ -1,6 +1,7 @@
 package install
 
 import (
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
 )
 
@@ -26,10 +27,22 @@ func modulesAdopted(lf *lockfile.File) bool {
 	return false
 }
 
+// unverifiable reports whether a module lock records no hash tflock can
+// compute (h1:, zh:): none at all, or only of other schemes.
+func unverifiable(ml *lockfile.ModuleLock) bool {
+	return ml != nil && len(hash.Preferred(ml.Hashes)) == 0
+}
+
 // readOnlyVerdict sorts the changes a read-only run would make to prev:
-// refused are the changes of a dependency selection (they fail the run);
-// the warnings say what is accepted but not recorded (hashes only, and
-// module calls when prev has adopted no module locking).
+// refused are the changes of a dependency selection (they fail the run),
+// and the hashes of a module whose entry records none that tflock can
+// check (nothing bound what was installed); the warnings say what is
+// accepted but not recorded (hashes only, and module calls when prev has
+// adopted no module locking).
+//
+// A provider whose entry records only hashes of other schemes is accepted
+// with the hashes warning, as tofu 1.12 installs it ("unauthenticated")
+// and warns that the lock file was not updated.
 func readOnlyVerdict(prev *lockfile.File, changes []lockfile.Change) (refused []lockfile.Change, warnings []string) {
 	adopted := modulesAdopted(prev)
 	hashes, modules := false, false
@@ -37,6 +50,8 @@ func readOnlyVerdict(prev *lockfile.File, changes []lockfile.Change) (refused []
 		switch {
 		case c.Module != "" && !adopted:
 			modules = true
+		case c.Kind == lockfile.HashesChanged && c.Module != "" && unverifiable(prev.Module(c.Module)):
+			refused = append(refused, c)
 		case c.Kind == lockfile.HashesChanged:
 			hashes = true
 		default:

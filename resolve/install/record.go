@@ -71,6 +71,10 @@ func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *l
 		if !mf.locked {
 			ml.Hashes, ml.Commit, ml.Digest = nil, "", ""
 		}
+		// The directory installed: the subdirectory the location named
+		// (for a bound fetch from the cache, the one the lock binds; from
+		// the origin, its answer, a change when it names another).
+		ml.Subdir = mf.loc
 		next.AddModuleHashes(pick.Call, mf.entry.H1)
 		if mf.entry.Pin == "" {
 			continue

@@ -35,7 +35,11 @@ type moduleFetch struct {
 	call  *config.ModuleCall
 	entry cache.Entry
 	sub   string // subdirectory of entry.Dir holding the module (slash-separated)
-	hit   bool
+	// loc is the subdirectory of the package its location named (the
+	// lock's "subdir"), in canonical form: sub is loc, then the call's
+	// own "//subdir".
+	loc string
+	hit bool
 	// locked is true when the call's lock entry bound the fetch (its
 	// hashes and commit or digest were checked); else the entry records
 	// what was fetched now.
@@ -218,25 +222,36 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 	if ml != nil {
 		want = ml.Hashes
 		pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
+		pkg.Subdir = cmp.Or(ml.Subdir, source.SubdirRoot)
 	}
-	var callSub string
-	switch a := mc.Address.(type) {
-	case address.Registry:
-		callSub = a.Subdir
-	case address.Remote:
-		callSub = a.Subdir
-	}
+	callSub := callSubdir(mc)
 	if ml != nil {
 		if mf := r.installedModule(pick, mc, ml); mf != nil {
 			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: installedDetail})
 			return mf, nil
 		}
 	}
-	e, hit, sub, err := r.fill(ctx, pkg, pick.Call, want)
+	e, hit, loc, err := r.fill(ctx, pkg, pick.Call, want)
 	if err != nil {
 		return nil, err
 	}
-	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, sub: path.Join(sub, callSub)}, nil
+	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, loc: loc, sub: path.Join(loc, callSub)}, nil
+}
+
+// callSubdir is the "//subdir" of a module call's own source address,
+// in the canonical form of [address.PackageSubdir] when it has one.
+func callSubdir(mc *config.ModuleCall) string {
+	var s string
+	switch a := mc.Address.(type) {
+	case address.Registry:
+		s = a.Subdir
+	case address.Remote:
+		s = a.Subdir
+	}
+	if c, err := address.PackageSubdir(s); err == nil {
+		return c
+	}
+	return s
 }
 
 // diagnosticText is a one-line form of an HCL diagnostic: where, what, why.
