@@ -80,7 +80,7 @@ func (r *run) adoptInstalled(calls []*config.ModuleCall) {
 		ml := &lockfile.ModuleLock{Path: mc.Path, Source: lockSource(q), Ref: pin.Ref, Tag: pin.Tag, Digest: pin.Digest}
 		// The subdirectory the location named, as the install shows it:
 		// the installed directory less the call's own "//subdir".
-		if sub, ok := r.installedSubdir(mc.Path, rec); ok {
+		if sub, ok := installedSubdir(filepath.Join(r.s.InstallDir, "modules", mc.Path), r.s.dir, rec); ok {
 			switch own := callSubdir(mc); {
 			case own == "":
 				ml.Subdir = sub
@@ -124,12 +124,12 @@ func (r *run) adoptInstalled(calls []*config.ModuleCall) {
 }
 
 // installedSubdir returns the directory of an installed module call, as
-// modules.json records it, relative to the call's package directory in
-// the modules directory (slash-separated, "" for the package root), or
-// false when it is not inside it.
-func (r *run) installedSubdir(call string, rec ManifestRecord) (string, bool) {
-	root := filepath.Join(r.s.InstallDir, "modules", call)
-	sub, err := filepath.Rel(root, filepath.Join(r.s.dir, filepath.FromSlash(rec.Dir)))
+// modules.json records it (relative to the configuration directory dir),
+// relative to the call's package directory root in the modules directory
+// (slash-separated, "" for the package root), or false when it is not
+// inside it.
+func installedSubdir(root, dir string, rec ManifestRecord) (string, bool) {
+	sub, err := filepath.Rel(root, filepath.Join(dir, filepath.FromSlash(rec.Dir)))
 	if err != nil || !filepath.IsLocal(sub) && sub != "." {
 		return "", false
 	}
@@ -261,29 +261,55 @@ func (r *run) checkInstalledModule(pick resolve.ModulePick, mc *config.ModuleCal
 	if len(ml.Hashes) == 0 && (!r.adopted[pick.Call] || isGit(mc) && ml.Commit == "") {
 		return nil
 	}
-	if v := pick.Package.Version; (v.IsZero() && rec.Version != "") || (!v.IsZero() && rec.Version != v.String()) {
-		return nil
+	if len(ml.Hashes) > 0 && len(hash.Preferred(ml.Hashes)) == 0 {
+		return nil // hashes of other schemes only: nothing to compare
 	}
 	root := filepath.Join(r.s.InstallDir, "modules", pick.Call)
-	sub, ok := r.installedSubdir(pick.Call, rec)
-	// The module installed from the directory the lock binds: the
-	// location's subdirectory, then the call's own.
-	if !ok || sub != path.Join(ml.Subdir, callSubdir(mc)) {
+	h1, sub, err := verifyInstalledModule(context.Background(), root, r.s.dir, rec, mc, ml)
+	if err != nil {
 		return nil
+	}
+	return &moduleFetch{pick: pick, call: mc, entry: cache.Entry{Dir: root, H1: h1, Hashes: []hash.Hash{h1}, Pin: cmp.Or(ml.Digest, ml.Commit)}, hit: true, locked: true, reused: true, loc: ml.Subdir, sub: sub}
+}
+
+// verifyInstalledModule checks the module installed for a call (its
+// package in root, its record rec in modules.json, relative to the
+// configuration directory dir) against the call's lock entry ml, and
+// returns the package's h1: and the installed subdirectory: the version
+// modules.json records must be the locked one; the module must be
+// installed from the directory the lock binds (the location's "subdir",
+// then the call's own "//subdir"); the package must hash to one of the
+// entry's h1: hashes, when it records any of a scheme tflock computes; a
+// git checkout (tofu keeps its .git) must be at the locked commit. It is
+// what Init's keeping of an installed module and Check's verification
+// share.
+func verifyInstalledModule(ctx context.Context, root, dir string, rec ManifestRecord, mc *config.ModuleCall, ml *lockfile.ModuleLock) (hash.Hash, string, error) {
+	if v := ml.Version; (v.IsZero() && rec.Version != "") || (!v.IsZero() && rec.Version != v.String()) {
+		return "", "", fmt.Errorf("modules.json records version %q, the lock file %s", rec.Version, cmp.Or(v.String(), "none"))
+	}
+	sub, ok := installedSubdir(root, dir, rec)
+	if !ok {
+		return "", "", fmt.Errorf("modules.json records the directory %s, outside the module's package", rec.Dir)
+	}
+	if want := path.Join(ml.Subdir, callSubdir(mc)); sub != want {
+		return "", "", fmt.Errorf("installed from the subdirectory %s of its package, where the lock file binds %s", subdirText(sub), subdirText(want))
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil
+		return "", "", fmt.Errorf("no package directory: %w", cmp.Or(err, error(fs.ErrNotExist)))
 	}
-	h1, err := hash.Options{Module: true}.H1Dir(context.Background(), root)
-	if err != nil || (len(ml.Hashes) > 0 && !slices.Contains(ml.Hashes, h1)) {
-		return nil
+	h1, err := hash.Options{Module: true}.H1Dir(ctx, root)
+	if err != nil {
+		return "", "", err
+	}
+	if want := hash.Preferred(ml.Hashes); len(want) > 0 && !slices.Contains(want, h1) {
+		return "", "", fmt.Errorf("its package hashes to %s, which is not among the lock file's hashes", h1)
 	}
 	if ml.Commit != "" {
 		// A git module: the checkout must be at the locked commit when
 		// it says (tofu's keeps its .git; tflock's copy has none).
 		if commit, err := git.CheckoutCommit(root); err == nil && commit != ml.Commit {
-			return nil
+			return "", "", fmt.Errorf("its git checkout is at commit %s, the lock file records %s", commit, ml.Commit)
 		}
 	}
-	return &moduleFetch{pick: pick, call: mc, entry: cache.Entry{Dir: root, H1: h1, Hashes: []hash.Hash{h1}, Pin: cmp.Or(ml.Digest, ml.Commit)}, hit: true, locked: true, reused: true, loc: ml.Subdir, sub: sub}
+	return h1, sub, nil
 }

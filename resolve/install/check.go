@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/versions"
@@ -90,6 +92,16 @@ const (
 	// locked version, so tofu would install another one; Init rewrites
 	// it.
 	ProblemManagedRef
+	// ProblemModuleNotInstalled: a remote module call has no module
+	// installed (no record in modules.json, or its directory is
+	// missing); tofu reports it as "Module not installed". Err is a
+	// [*ModuleNotInstalledError].
+	ProblemModuleNotInstalled
+	// ProblemModuleMismatch: the installed module is not the one the
+	// lock file locks: its package does not hash to a recorded h1:, it
+	// was installed from another subdirectory, at another version or
+	// commit. Err is a [*ModuleMismatchError].
+	ProblemModuleMismatch
 )
 
 var problemKindNames = [...]string{
@@ -101,6 +113,8 @@ var problemKindNames = [...]string{
 	ProblemPackageMismatch:    "package mismatch",
 	ProblemNoExecutable:       "no executable",
 	ProblemManagedRef:         "managed ref out of date",
+	ProblemModuleNotInstalled: "module not installed",
+	ProblemModuleMismatch:     "module mismatch",
 }
 
 // String returns a short lower-case name for the kind.
@@ -152,7 +166,14 @@ func (p Problem) String() string { return p.Message }
 // at all has not adopted module locking: its module calls are not checked,
 // and [CheckResult.Warnings] holds [ModulesNotLockedWarning] once. Each selected provider must be
 // installed for the platform ([*NotInstalledError]) and match a checksum of
-// the lock file ([*PackageMismatchError]). All problems are returned,
+// the lock file ([*PackageMismatchError]). Each remote module call must be
+// installed ([*ModuleNotInstalledError], tofu's "Module not installed":
+// no record in modules.json, or its directory missing) and, when the lock
+// file has a module lock that applies to it, be the module that lock
+// names ([*ModuleMismatchError]): its package hashes to one of the lock's
+// h1: hashes, it is installed from the subdirectory the lock binds (the
+// location's "subdir", then the call's own), at the locked version, and a
+// git checkout at the locked commit. All problems are returned,
 // joined, and listed typed in [CheckResult.Problems]; the result lists
 // the providers that passed. errors.As finds the [*InconsistentLockError]
 // (whose Problems are the lock file kinds) and each [*NotInstalledError]
@@ -163,7 +184,8 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		return nil, err
 	}
 	opts, lock := s.Options, s.Resolve.Lock
-	reqs, err := checkRequirements(opts)
+	tree := &installedTree{calls: callerIndex{}}
+	reqs, err := checkRequirements(opts, tree)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +317,15 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		}
 		res.Providers = append(res.Providers, CheckedProvider{Package: pkg, Dir: inst.Dir, Executable: exe})
 	}
+	skip := map[string]bool{}
+	for _, p := range problems {
+		if p.Call != "" {
+			skip[p.Call] = true
+		}
+	}
+	if err := checkModules(ctx, opts, lock, tree, skip, &errs, &installed); err != nil {
+		return nil, err
+	}
 	// OpenTofu's order: by message.
 	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Message, b.Message) })
 	res.Problems = append(problems, installed...)
@@ -314,11 +345,19 @@ func installProblem(errs *[]error, problems *[]Problem, kind ProblemKind, pkg so
 // checkRequirements reads the requirements of the installed module tree:
 // every module modules.json lists, or the root module and its local
 // modules when there is no manifest.
-func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
+//
+// tree records the module calls read and the records of modules.json: a
+// record whose directory is missing is not read (its call is reported
+// "Module not installed" by Check).
+func checkRequirements(opts CheckOptions, tree *installedTree) ([]resolve.Requirement, error) {
 	ropts := config.ReadOptions{DefaultHost: opts.Resolve.DefaultHost, Variables: opts.Variables}
 	man, err := ReadManifest(filepath.Join(opts.InstallDir, "modules", ManifestFile))
 	if err != nil {
 		return nil, err
+	}
+	tree.recs, tree.missing = map[string]ManifestRecord{}, map[string]bool{}
+	for _, rec := range man.Modules {
+		tree.recs[rec.Key] = rec
 	}
 	root, err := checkRoot(opts, ropts)
 	if err != nil {
@@ -329,7 +368,7 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		// modules.json says they are installed.
 		reqs := root.Requirements()
 		have := map[string]bool{}
-		callers := callerIndex{}
+		callers := tree.calls
 		for _, m := range root.Modules {
 			have[m.Call] = true
 			callers.add(m)
@@ -340,7 +379,7 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 				recs = append(recs, rec)
 			}
 		}
-		more, err := readAllInstalled(opts.Dir, recs, ropts, callers)
+		more, err := readAllInstalled(opts.Dir, recs, ropts, callers, tree.missing)
 		if err != nil {
 			return nil, err
 		}
@@ -351,9 +390,59 @@ func checkRequirements(opts CheckOptions) ([]resolve.Requirement, error) {
 		if diags.HasErrors() {
 			return nil, &ConfigError{Dir: opts.Dir, Diagnostics: diags}
 		}
+		for _, m := range cfg.Modules {
+			tree.calls.add(m)
+		}
 		return cfg.Requirements(), nil
 	}
-	return readAllInstalled(opts.Dir, man.Modules, ropts, callerIndex{})
+	return readAllInstalled(opts.Dir, man.Modules, ropts, tree.calls, tree.missing)
+}
+
+// installedTree is what Check read of the installed module tree: every
+// module call of the modules read, the records of modules.json by key,
+// and the keys of records whose directory is missing.
+type installedTree struct {
+	calls   callerIndex
+	recs    map[string]ManifestRecord
+	missing map[string]bool
+}
+
+// checkModules checks the install of each remote module call read: a call
+// with no record in modules.json, or whose directory is missing, is "Module
+// not installed" (tofu's words); with a lock entry that applies, the
+// installed package must be the one it locks ([verifyInstalledModule]).
+// skip are the calls whose lock entry a lock file problem was reported for.
+func checkModules(ctx context.Context, opts CheckOptions, lock *lockfile.File, tree *installedTree, skip map[string]bool, errs *[]error, problems *[]Problem) error {
+	adopted := modulesAdopted(lock)
+	modules := filepath.Join(opts.InstallDir, "modules")
+	for _, key := range slices.Sorted(maps.Keys(tree.calls)) {
+		mc := tree.calls[key]
+		if mc.Kind == resolve.ModuleSourceLocal || mc.Address == nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pkg := source.ModulePackage{Source: mc.Address.LockSource()}
+		rec, ok := tree.recs[key]
+		if !ok || tree.missing[key] {
+			err := &ModuleNotInstalledError{Call: key, Dir: filepath.Join(modules, key), Range: mc.DeclRange}
+			*errs = append(*errs, err)
+			*problems = append(*problems, Problem{Kind: ProblemModuleNotInstalled, Package: pkg, Call: key, Range: mc.DeclRange, Message: err.Error(), Err: err})
+			continue
+		}
+		ml := lock.Module(key)
+		if !adopted || skip[key] || ml == nil {
+			continue
+		}
+		pkg.Version = ml.Version
+		if _, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml); err != nil {
+			me := &ModuleMismatchError{Call: key, Dir: filepath.Join(modules, key), Err: err}
+			*errs = append(*errs, me)
+			*problems = append(*problems, Problem{Kind: ProblemModuleMismatch, Package: pkg, Call: key, Range: mc.DeclRange, Message: me.Error(), Err: me})
+		}
+	}
+	return nil
 }
 
 // readInstalled reads the requirements of one module modules.json lists,

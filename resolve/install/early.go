@@ -3,6 +3,8 @@ package install
 import (
 	"cmp"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -33,8 +35,9 @@ func (ix callerIndex) add(m *config.Module) {
 
 // readAllInstalled reads the modules of recs (modules.json records),
 // callers before the modules they call, and returns their requirements in
-// the order of recs.
-func readAllInstalled(dir string, recs []ManifestRecord, ropts config.ReadOptions, callers callerIndex) ([]resolve.Requirement, error) {
+// the order of recs. A module whose directory is missing is not read: its
+// key is added to missing.
+func readAllInstalled(dir string, recs []ManifestRecord, ropts config.ReadOptions, callers callerIndex, missing map[string]bool) ([]resolve.Requirement, error) {
 	depth := func(key string) int {
 		if key == "" {
 			return -1
@@ -45,6 +48,10 @@ func readAllInstalled(dir string, recs []ManifestRecord, ropts config.ReadOption
 	slices.SortStableFunc(order, func(a, b ManifestRecord) int { return cmp.Compare(depth(a.Key), depth(b.Key)) })
 	read := map[string][]resolve.Requirement{}
 	for _, rec := range order {
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rec.Dir))); rec.Key != "" && (err != nil || !fi.IsDir()) {
+			missing[rec.Key] = true
+			continue
+		}
 		o := ropts
 		o.Caller = callers[rec.Key]
 		m, err := readInstalled(dir, rec, o)

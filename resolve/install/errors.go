@@ -260,3 +260,44 @@ func (e *NotInstalledError) Error() string {
 
 // Unwrap returns the cause.
 func (e *NotInstalledError) Unwrap() error { return e.Err }
+
+// ModuleNotInstalledError is Check's report of a remote module call with
+// no module installed: no record in modules.json, or a record whose
+// directory is missing. Its message is tofu's ("Module not installed"),
+// after the call; Range is the call's module block. It is the Err of its
+// [Problem] (kind [ProblemModuleNotInstalled]).
+type ModuleNotInstalledError struct {
+	// Call is the module call path.
+	Call string
+	// Dir is where the module would be installed (INSTALLDIR/modules/CALL).
+	Dir string
+	// Range is the call's module block in the configuration.
+	Range hcl.Range
+}
+
+func (e *ModuleNotInstalledError) Error() string {
+	s := fmt.Sprintf("module %q: Module not installed: This module is not yet installed. Run \"tofu init\" to install all modules required by this configuration.", e.Call)
+	if e.Range.Filename != "" {
+		s = fmt.Sprintf("%s:%d,%d: %s", e.Range.Filename, e.Range.Start.Line, e.Range.Start.Column, s)
+	}
+	return s
+}
+
+// ModuleMismatchError is Check's report of an installed module that is not
+// the one the lock file locks for its call: Err says how (its package's
+// h1:, the subdirectory it was installed from, its version or commit). It
+// is the Err of its [Problem] (kind [ProblemModuleMismatch]).
+type ModuleMismatchError struct {
+	// Call is the module call path.
+	Call string
+	// Dir is the installed package directory (INSTALLDIR/modules/CALL).
+	Dir string
+	Err error
+}
+
+func (e *ModuleMismatchError) Error() string {
+	return fmt.Sprintf("module %q: the module installed in %s does not match the dependency lock file: %v", e.Call, e.Dir, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ModuleMismatchError) Unwrap() error { return e.Err }
