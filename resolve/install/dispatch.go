@@ -162,7 +162,11 @@ func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l 
 		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
 	}
 	if r.Kind == address.KindHTTP && l.Archive != nil {
-		return l.Archive.Fetch(ctx, p, dir)
+		f, err := l.Archive.Fetch(ctx, p, dir)
+		if err != nil {
+			return nil, err
+		}
+		return locatedSubdir(f, p, l, "")
 	}
 	at := source.ModulePackage{Source: r.Package()}
 	switch r.Kind {
@@ -191,7 +195,14 @@ func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l 
 	if err != nil {
 		return nil, err
 	}
-	sub, err := address.PackageSubdir(path.Join(r.Subdir, f.Subdir))
+	return locatedSubdir(f, p, l, r.Subdir)
+}
+
+// locatedSubdir sets f.Subdir to the subdirectory the location l names
+// (above, then f's own below it) in the canonical form of
+// [address.PackageSubdir], or refuses one that leads out of the package.
+func locatedSubdir(f *source.Fetched, p source.ModulePackage, l source.ModuleLocation, above string) (*source.Fetched, error) {
+	sub, err := address.PackageSubdir(path.Join(above, f.Subdir))
 	if err != nil {
 		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
 	}

@@ -221,8 +221,7 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 	ml := r.lockedModule(pick)
 	if ml != nil {
 		want = ml.Hashes
-		pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
-		pkg.Subdir = cmp.Or(ml.Subdir, source.SubdirRoot)
+		pkg = lockBound(pkg, ml)
 	}
 	callSub := callSubdir(mc)
 	if ml != nil {
@@ -236,6 +235,15 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 		return nil, err
 	}
 	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, loc: loc, sub: path.Join(loc, callSub)}, nil
+}
+
+// lockBound returns pkg as its lock entry ml binds it: at the commit or
+// digest ml records (Pin, when it records one), installed from the
+// subdirectory ml records (Subdir; [source.SubdirRoot] when none).
+func lockBound(pkg source.ModulePackage, ml *lockfile.ModuleLock) source.ModulePackage {
+	pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
+	pkg.Subdir = cmp.Or(ml.Subdir, source.SubdirRoot)
+	return pkg
 }
 
 // callSubdir is the "//subdir" of a module call's own source address,
