@@ -247,3 +247,88 @@ func (w warnLog) Event(e source.Event) {
 		w.t.Errorf("warning: %s", e.Detail)
 	}
 }
+
+// TestCheckVerifiesModules is the regression test for Check not looking at
+// installed modules: each is checked against the lock as providers are
+// (the h1: of its package, its version, the subdirectory it is installed
+// from), and a missing module is a typed Problem in tofu's words, "Module
+// not installed", never an untyped error at "<nil>:".
+func TestCheckVerifiesModules(t *testing.T) {
+	good := monoWorld(t, map[string]string{"app": "modules/good"})
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": monoConfig("app")})
+	install1 := func(t *testing.T) {
+		t.Helper()
+		freshMachine(t, dir)
+		if _, err := install.Init(context.Background(), install.Options{Dir: dir, Source: good.Source, Cache: openCache(t)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	initAndWrite(t, install.Options{Dir: dir, Source: good.Source, Cache: openCache(t)})
+	check := func(t *testing.T) (*install.CheckResult, error) {
+		t.Helper()
+		res, err := install.Check(context.Background(), install.CheckOptions{Dir: dir})
+		if err != nil && strings.Contains(err.Error(), "<nil>") {
+			t.Errorf("error without a position: %v", err)
+		}
+		return res, err
+	}
+	if _, err := check(t); err != nil {
+		t.Fatalf("Check of a matching install: %v", err)
+	}
+	only := func(t *testing.T, res *install.CheckResult, kind install.ProblemKind) install.Problem {
+		t.Helper()
+		if res == nil || len(res.Problems) != 1 || res.Problems[0].Kind != kind || res.Problems[0].Call != "app" {
+			t.Fatalf("problems %+v, want one %v for module app", res, kind)
+		}
+		return res.Problems[0]
+	}
+	t.Run("not installed", func(t *testing.T) {
+		install1(t)
+		if err := os.RemoveAll(filepath.Join(dir, ".terraform", "modules", "app")); err != nil {
+			t.Fatal(err)
+		}
+		res, err := check(t)
+		var ni *install.ModuleNotInstalledError
+		if !errors.As(err, &ni) || !strings.Contains(err.Error(), "Module not installed") {
+			t.Fatalf("Check: %v, want a *ModuleNotInstalledError", err)
+		}
+		p := only(t, res, install.ProblemModuleNotInstalled)
+		if p.Range.Filename == "" || p.Range.Start.Line != 1 {
+			t.Errorf("problem at %v, want the module block", p.Range)
+		}
+	})
+	t.Run("no record", func(t *testing.T) {
+		install1(t)
+		writeFiles(t, dir, map[string]string{".terraform/modules/modules.json": `{"Modules":[{"Key":"","Source":"","Dir":"."}]}`})
+		res, err := check(t)
+		if err == nil {
+			t.Fatal("Check passed a module call modules.json does not list")
+		}
+		only(t, res, install.ProblemModuleNotInstalled)
+	})
+	t.Run("edited", func(t *testing.T) {
+		install1(t)
+		writeFiles(t, dir, map[string]string{".terraform/modules/app/modules/good/main.tf": "output \"which\" {\n  value = \"edited\"\n}\n"})
+		res, err := check(t)
+		var mm *install.ModuleMismatchError
+		if !errors.As(err, &mm) || !strings.Contains(err.Error(), "not among the lock file's hashes") {
+			t.Fatalf("Check: %v, want a *ModuleMismatchError about its hash", err)
+		}
+		only(t, res, install.ProblemModuleMismatch)
+	})
+	t.Run("other subdirectory", func(t *testing.T) {
+		install1(t)
+		file := filepath.Join(dir, ".terraform", "modules", install.ManifestFile)
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, dir, map[string]string{".terraform/modules/modules.json": strings.Replace(string(b), "app/modules/good", "app/modules/evil", 1)})
+		res, err := check(t)
+		if err == nil || !strings.Contains(err.Error(), "modules/evil") {
+			t.Fatalf("Check: %v, want the other subdirectory named", err)
+		}
+		only(t, res, install.ProblemModuleMismatch)
+	})
+}
