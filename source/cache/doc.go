@@ -122,4 +122,21 @@
 // deterministic zip of its entry (see WriteZip in source/internal/archive).
 // A tier failure (down, slow, full, refusing) is reported once per Cache
 // as a warning; a run never fails for it.
+//
+// # Module subdirectories
+//
+// A module's location may name a subdirectory of its package (a
+// registry's "//SUBDIR"), and that directory is what is installed. The
+// cache records the one the origin named (index record, tier annotation),
+// but the caller's lock file decides: a module package whose
+// [source.ModulePackage.Subdir] binds one is served only with it. A
+// package's own index record naming another is a miss (the origin is
+// asked again); an entry found by its h1: alone, filled under another
+// identity (another module of the same package), gets the bound
+// subdirectory; a tier entry naming another is a miss and a warning. A
+// subdirectory read from a record or an annotation is used only in the
+// canonical form of source/address.PackageSubdir (relative, clean, no
+// ".."); a fetcher reporting one out of the package stores nothing. A
+// writer of the cache directory can therefore not make a locked module be
+// installed from another directory than its lock names.
 package cache
