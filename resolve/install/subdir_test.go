@@ -332,3 +332,18 @@ func TestCheckVerifiesModules(t *testing.T) {
 		only(t, res, install.ProblemModuleMismatch)
 	})
 }
+
+// TestLocationSubdirMustBeAModuleDirectory: a location naming a
+// subdirectory its package does not have, or version-control metadata, is
+// an error naming the call, never the package root installed instead.
+func TestLocationSubdirMustBeAModuleDirectory(t *testing.T) {
+	for sub, want := range map[string]string{"modules/none": "no subdirectory modules/none", ".git": "version-control metadata", "main.tf": "not a directory"} {
+		w := monoWorld(t, map[string]string{"app": sub})
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"main.tf": monoConfig("app")})
+		_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `module "app"`) {
+			t.Errorf("location //%s: %v, want an error saying %q", sub, err, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -161,7 +162,10 @@ func (r *run) walk(ctx context.Context) error {
 			r.mu.Lock()
 			r.fetched[mf.pick.Call] = mf
 			r.mu.Unlock()
-			dir := filepath.Join(mf.entry.Dir, filepath.FromSlash(mf.sub))
+			dir, err := moduleDir(mf.entry.Dir, mf.sub)
+			if err != nil {
+				return &source.Error{Package: mf.pick.Package, Err: fmt.Errorf("module %q: %w", mf.pick.Call, err)}
+			}
 			root := path.Join(r.modulesRoot(), mf.pick.Call)
 			more, err := r.readCalledTree(ctx, dir, mf.call, mf.entry.Dir, root)
 			if err != nil {
@@ -226,7 +230,12 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 	callSub := callSubdir(mc)
 	if ml != nil {
 		if mf := r.installedModule(pick, mc, ml); mf != nil {
-			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: installedDetail})
+			detail := installedDetail
+			if len(hash.Preferred(ml.Hashes)) == 0 {
+				// Kept as the install it was adopted from: no hash compared.
+				detail = "installed already; the lock file records no hash of it to compare"
+			}
+			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
 			return mf, nil
 		}
 	}
@@ -235,6 +244,32 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 		return nil, err
 	}
 	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, loc: loc, sub: path.Join(loc, callSub)}, nil
+}
+
+// moduleDir returns the directory sub (slash-separated) of the package in
+// root, which is the module: it must be a directory inside the package,
+// also once symbolic links are resolved, and name no version-control
+// metadata (which a module package never holds).
+func moduleDir(root, sub string) (string, error) {
+	dir := filepath.Join(root, filepath.FromSlash(sub))
+	if hash.IsVCSMetadata(sub) {
+		return "", fmt.Errorf("the subdirectory %s of its package is version-control metadata", sub)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("its package has no subdirectory %s", sub)
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || (rel != "." && !filepath.IsLocal(rel)) {
+		return "", fmt.Errorf("the subdirectory %s of its package leads out of it", sub)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("the subdirectory %s of its package is not a directory", sub)
+	}
+	return dir, nil
 }
 
 // lockBound returns pkg as its lock entry ml binds it: at the commit or
