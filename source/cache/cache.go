@@ -67,6 +67,7 @@ type Cache struct {
 
 	remoteWarned atomic.Bool // a remote tier failure has been reported
 	remoteMisses sync.Map    // identities the remote tier did not serve
+	verified     sync.Map    // identity → Entry this Cache fetched and verified itself
 
 	mkMu sync.Mutex
 	made bool // the subdirectories exist
@@ -210,13 +211,15 @@ func (c *Cache) Dir() string { return c.dir }
 
 // Lookup finds pkg in the cache without fetching anything. want are the
 // hashes recorded for pkg (for example in a lock file); an entry is returned
-// only if it matches one of them, or if want holds no hash of a scheme this
-// package can compute (h1:, zh:). It returns ok == false on a miss.
+// only if its h1: is one of them: what the cache's index says of a package
+// is no authority (see the package documentation's threat model). Only
+// what this Cache fetched and verified itself, in this process, is found
+// by a zh: or without any hash. It returns ok == false on a miss.
 //
-// A module package is also found by an h1: in want alone, whatever
-// identity stored it (the contents are the same). A provider package is
-// found only under its own identity (address, version and platform): a lock
-// file's hashes cover every platform, so an h1: in want does not tell which
+// A module package is found by an h1: in want alone, whatever identity
+// stored it (the contents are the same). A provider package is found only
+// under its own identity (address, version and platform): a lock file's
+// hashes cover every platform, so an h1: in want does not tell which
 // platform's package an entry holds.
 //
 // Lookup is a query and reports no [source.EventCacheHit]; [Cache.Fill]
@@ -238,7 +241,7 @@ func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 // miss. want are the hashes recorded for pkg: what fetch brings must match
 // one of them (when want holds any h1: or zh:), else nothing is stored and
 // the error wraps [source.ErrChecksumMismatch]. hit reports whether the
-// entry was already there.
+// entry was already there; an entry is served as [Cache.Lookup] finds it.
 //
 // Only one caller fetches a given package at a time, across goroutines and
 // processes; the others wait and then find the entry.
@@ -370,21 +373,30 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 	if !indexed(pkg) {
 		return e, nil
 	}
+	c.verified.Store(key, e)
 	if err := c.writeIndex(key, e); err != nil {
 		return Entry{}, err
 	}
 	return e, nil
 }
 
-// lookup finds a usable entry: for a module, first by an h1: in want, then
-// through the index; for a provider, only through the index.
+// lookup finds a usable entry: one named by an h1: in want, which the
+// entry is checked to hash to (see usable). The index is no authority: it
+// says which entry a package identity was filled with, which nothing in
+// the cache can prove, so it never makes an entry be served under an
+// identity the hashes wanted do not name, and the hashes an entry is
+// served with are its h1: alone, never the hashes a record lists.
 //
 // A module's recorded hashes all describe that one package, so any entry
 // named by one of them has the right contents, whatever identity filled
 // it. A provider's recorded hashes cover every platform of its version
 // (a lock file lists them together), so an entry named by one of them may
-// be another platform's package: a provider entry is found by its identity
-// (address, version, platform) and only then checked against want.
+// be another platform's package: a provider entry is served only when its
+// identity's index record (address, version, platform) names the same h1:.
+// A want with no h1: (a lock entry of zh: hashes only, or none: a new
+// selection) therefore finds nothing, and the package is fetched and
+// verified, as OpenTofu does not take an unpacked cached package that its
+// lock file's hashes cannot verify.
 func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool) {
 	module := isModule(pkg)
 	var rec indexRecord
@@ -393,24 +405,34 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 		rec, haveRec = c.readIndex(identity(pkg))
 	}
 	for _, h := range want {
-		if !module || h.Scheme() != hash.SchemeH1 {
+		if h.Scheme() != hash.SchemeH1 || (!module && (!haveRec || rec.H1 != h)) {
 			continue
 		}
 		if c.usable(ctx, c.objectDir(h), h, module) {
 			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}}
-			if haveRec && rec.H1 == h {
-				e.Hashes, e.Pin, e.Location, e.Subdir = rec.Hashes, rec.Pin, rec.Location, rec.Subdir
+			if haveRec && rec.H1 == h && pinAgrees(pkg, rec.Pin) {
+				e.Pin, e.Location, e.Subdir = rec.Pin, rec.Location, rec.Subdir
 			}
 			return e, true
 		}
 	}
-	if !haveRec || !matches(rec.Hashes, want) {
-		return Entry{}, false
+	// What this Cache fetched and verified itself, in this process, is
+	// known without the index: concurrent fills of one package (without a
+	// lock file's h1:) fetch it once.
+	if v, ok := c.verified.Load(identity(pkg)); ok {
+		if e := v.(Entry); e.Dir != "" && matches(e.Hashes, want) && c.usable(ctx, e.Dir, e.H1, module) {
+			return e, true
+		}
 	}
-	if !c.usable(ctx, c.objectDir(rec.H1), rec.H1, module) {
-		return Entry{}, false
-	}
-	return Entry{Dir: c.objectDir(rec.H1), H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}, true
+	return Entry{}, false
+}
+
+// pinAgrees reports whether a pin an index record states may describe pkg:
+// a package that names its commit or digest (a locked module) takes no
+// other from the cache.
+func pinAgrees(pkg source.Package, pin string) bool {
+	m, ok := pkg.(source.ModulePackage)
+	return !ok || m.Pin == "" || m.Pin == pin
 }
 
 // usable reports whether the entry dir exists and (unless trusted) still
