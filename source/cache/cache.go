@@ -123,7 +123,10 @@ type Entry struct {
 // what [Cache.Fill] calls on a miss, usually a [source.Fetcher]'s Fetch.
 type FetchFunc func(ctx context.Context, dir string) (*source.Fetched, error)
 
-// Open opens (creating if needed) the cache in dir.
+// Open opens (creating if needed) the cache in dir. It returns an
+// *[UnsafePathError] when one of the cache's own subdirectories is a
+// symbolic link or not a directory: the cache never follows one out of
+// dir (dir itself may be a link).
 func Open(dir string, opts Options) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("cache: no directory given")
@@ -139,14 +142,20 @@ func Open(dir string, opts Options) (*Cache, error) {
 		opts.PollInterval = 20 * time.Millisecond
 	}
 	c := &Cache{dir: abs, opts: opts, locks: &flock.Locker{MinPoll: opts.PollInterval, MaxPoll: opts.PollInterval}}
+	if err := c.checkDirs(); err != nil {
+		return nil, err
+	}
 	c.sweep()
 	return c, nil
 }
 
-// sweep removes what killed processes left in tmp/: a fill or index file
-// whose package lock nobody holds (the system released a killed holder's
-// lock, so no one is writing it), damaged entries being thrown away, and
-// anything else there older than staleAge.
+// sweep removes what killed processes left in tmp/ (a real directory:
+// Open checked it): a fill or index file whose package lock nobody holds
+// (the system released a killed holder's lock, so no one is writing it),
+// damaged entries being thrown away, and stat records being written that
+// no live process holds (flock.SweepTemps). It removes only names the
+// cache makes, and follows no link: a link in tmp/ is removed, not what
+// it points to, and no mode outside tmp/ is changed.
 func (c *Cache) sweep() {
 	tmp := filepath.Join(c.dir, "tmp")
 	entries, err := os.ReadDir(tmp)
@@ -159,22 +168,20 @@ func (c *Cache) sweep() {
 		case ok && kind == "damaged":
 			removeTree(p)
 		case ok:
-			unlock, free, err := c.locks.TryLock(c.lockPath(key))
+			lockPath := c.lockPath(key)
+			if checkOwn(lockPath, false) != nil {
+				continue
+			}
+			unlock, free, err := c.locks.TryLock(lockPath)
 			if err != nil || !free {
 				continue
 			}
 			removeTree(p)
 			unlock()
-		default:
-			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleAge {
-				removeTree(p)
-			}
 		}
 	}
+	flock.SweepTemps(tmp, statTempPrefix+"*", statTempGrace)
 }
-
-// staleAge is how old an unrecognised file in tmp/ must be to be removed.
-const staleAge = 24 * time.Hour
 
 // tempName is the prefix of a temporary file or directory in tmp/ made
 // while holding the lock of the package whose key name is keyName:
@@ -438,8 +445,14 @@ func pinAgrees(pkg source.Package, pin string) bool {
 // usable reports whether the entry dir exists and (unless trusted) still
 // hashes to its name; a damaged entry is moved away.
 func (c *Cache) usable(ctx context.Context, dir string, h1 hash.Hash, module bool) bool {
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return false
+	}
+	if !fi.IsDir() {
+		// Not an entry the cache published (a link planted in objects/
+		// would have the entry read from outside the cache).
+		c.discard(dir)
 		return false
 	}
 	if module && fsutil.HasVCSMetadata(dir) {
@@ -476,10 +489,15 @@ func (c *Cache) makeDirs() error {
 	if c.made {
 		return nil
 	}
-	for _, sub := range []string{"objects", "index", "locks", "stat", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(c.dir, sub), 0o755); err != nil {
+	for _, sub := range ownDirs {
+		if err := os.Mkdir(filepath.Join(c.dir, sub), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("cache: %w", err)
 		}
+	}
+	// Made now or found: each must be a directory of the cache's own, not
+	// a link that would make every fill and record land elsewhere.
+	if err := c.checkDirs(); err != nil {
+		return err
 	}
 	c.made = true
 	return nil
@@ -524,7 +542,7 @@ func (c *Cache) indexPath(key string) string {
 }
 
 func (c *Cache) readIndex(key string) (indexRecord, bool) {
-	b, err := os.ReadFile(c.indexPath(key))
+	b, err := readRecord(c.indexPath(key))
 	if err != nil {
 		return indexRecord{}, false
 	}

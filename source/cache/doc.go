@@ -132,6 +132,17 @@
 //     and, without Reverify, make an entry whose files it changed while
 //     restoring their metadata be used unread, as described above: the
 //     content of a package the lock names by h1: only through stat/.
+//   - It cannot reach outside the cache. The cache's own directories
+//     (objects, index, locks, stat, tmp), its lock files and records are
+//     checked without following links before use: a symbolic link or
+//     another kind of file there is an *UnsafePathError naming it, from
+//     [Open] or from the first fill, and an entry in objects/ that is a
+//     link is discarded (the link, not what it points to). [Open]'s sweep
+//     of tmp/ removes only names the cache makes (a killed fill's work, a
+//     damaged entry, a killed writer's tmp/stat-* record), removes a link
+//     rather than its target, and changes no mode outside tmp/. A link
+//     swapped in between that check and a use is not caught (the cache
+//     does not open its paths relative to a directory handle).
 //
 // # Remote tier
 //
