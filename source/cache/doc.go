@@ -126,7 +126,12 @@
 //     package's entry, or lists hashes its entry does not have, is a miss:
 //     the package is fetched from its origin and verified there. A run
 //     without a lock file entry (trust on first use) trusts the origin, not
-//     the cache.
+//     the cache. One thing the lock file cannot tell, the cache cannot
+//     either: a provider's lock entry lists the h1: of each platform
+//     without saying which is which, so a writer who also stores another
+//     platform's package of that version can have it served for this
+//     platform (it is a package the lock names; tofu's plugin cache takes
+//     it too).
 //   - Such a writer can make a run slower (a miss, a download, an entry
 //     found damaged and replaced) or fail it (a directory it cannot write),
 //     and, without Reverify, make an entry whose files it changed while
