@@ -27,9 +27,16 @@ type UnsafePathError struct {
 }
 
 func (e *UnsafePathError) Error() string {
-	what := "a " + e.Mode.Type().String() + " file"
-	if e.Mode&fs.ModeSymlink != 0 {
+	var what string
+	switch {
+	case e.Mode&fs.ModeSymlink != 0:
 		what = "a symbolic link"
+	case e.Mode.IsDir():
+		what = "a directory"
+	case e.Mode.IsRegular():
+		what = "a regular file"
+	default:
+		what = "a special file (" + e.Mode.Type().String() + ")"
 	}
 	return fmt.Sprintf("cache: %s is %s, not a %s: the cache follows no link out of its directory; remove it, or use another cache directory", e.Path, what, e.Want)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -139,6 +140,17 @@ func TestOwnDirsNotFollowed(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A file where the cache keeps a directory is refused by name too.
+func TestOwnDirIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"index": "not a directory"})
+	_, err := cache.Open(dir, cache.Options{})
+	var ue *cache.UnsafePathError
+	if !errors.As(err, &ue) || ue.Path != filepath.Join(dir, "index") || !strings.Contains(err.Error(), "is a regular file, not a directory") {
+		t.Errorf("Open with index/ a file = %v, want an *UnsafePathError naming it", err)
 	}
 }
 
