@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/source/cache"
 )
@@ -226,5 +227,53 @@ func TestKilledStatWriteIsSwept(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("Open removed a live writer's %s: %v", live, err)
+	}
+}
+
+// A record (index/, stat/) that is a link is not followed out of the
+// cache: the index record is ignored (a miss), the stat record too (the
+// entry is hashed again, and its record written anew in the cache).
+func TestLinkedRecordsNotFollowed(t *testing.T) {
+	dir := t.TempDir()
+	c, err := cache.Open(dir, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int32
+	e, _, err := c.Fill(context.Background(), testPkg, nil, countingFetch(t, testFiles, &n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	for _, sub := range []string{"index", "stat"} {
+		recs, _ := filepath.Glob(filepath.Join(dir, sub, "*.json"))
+		if len(recs) != 1 {
+			t.Fatalf("%s/ holds %v", sub, recs)
+		}
+		moved := filepath.Join(outside, sub+".json")
+		if err := os.Rename(recs[0], moved); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(moved, recs[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reopened, err := cache.Open(dir, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := reopened.Lookup(context.Background(), testPkg, []hash.Hash{e.H1}); ok {
+		t.Error("a provider was found through an index record outside the cache")
+	}
+	if _, _, err := reopened.Fill(context.Background(), testPkg, []hash.Hash{e.H1}, countingFetch(t, testFiles, &n)); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"index", "stat"} {
+		recs, _ := filepath.Glob(filepath.Join(dir, sub, "*.json"))
+		if fi, err := os.Lstat(recs[0]); err != nil {
+			t.Errorf("%s record after the fill: %v", sub, err)
+		} else if !fi.Mode().IsRegular() {
+			t.Errorf("%s record after the fill is %v, want a regular file of the cache's own", sub, fi.Mode())
+		}
 	}
 }
