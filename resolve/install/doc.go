@@ -157,13 +157,6 @@
 // a ProviderPicked the caller sets is called beside Init's own use of it.
 // The field doc says what each one means to Init and Check.
 //
-// Options used to re-state the solver's settings as fields of its own:
-// Lock, Upgrade, UpgradeProviders, UpgradeModules, UnifyModules,
-// DevOverrides, Reattach, DefaultHost and Concurrency moved into Resolve,
-// with the same meaning and defaults, so that
-// install.Options{Lock: l, Upgrade: true} is now
-// install.Options{Resolve: resolve.Options{Lock: l, Upgrade: true}}.
-//
 // # Sources
 //
 // Init takes one [source.Source] for everything. [NewSources] is the front
@@ -181,9 +174,6 @@
 // routed: a module registry (or an HTTP address answering with
 // X-Terraform-Get) reports where a package is ([source.ModuleLocator]),
 // and Dispatch sends that location to the git, OCI or HTTP archive source.
-// (registry.Options.Remote, the back-reference through which a registry
-// source handed git and OCI locations to a dispatcher, is gone: a program
-// that set it now just drops it.)
 //
 // # Bots
 //

@@ -13,7 +13,9 @@ import (
 // on a miss it fetches from f into a new entry; either way it copies the
 // entry into the directory asked for. The returned Fetched has the entry's
 // hashes and pin. Checksums are not checked against a lock here (a plain
-// Fetch does not know them); use [Cache.Fill] for that.
+// Fetch does not know them); use [Cache.Fill] for that. With no hash to
+// check an entry against, only what this Cache fetched itself is served
+// from it (see [Cache.Lookup]): another process's fill is fetched again.
 func (c *Cache) Fetcher(f source.Fetcher) source.Fetcher {
 	return &cachedFetcher{c: c, f: f}
 }

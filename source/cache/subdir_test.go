@@ -90,7 +90,8 @@ func TestOwnRecordOtherSubdirIsAMiss(t *testing.T) {
 
 // A subdirectory read from an index record is used only when it is a
 // clean relative path inside the package; any other makes the record
-// unusable.
+// unusable: the entry, found by the lock's h1:, gets the subdirectory the
+// lock binds, or none.
 func TestIndexRecordSubdirValidated(t *testing.T) {
 	ctx := context.Background()
 	for _, bad := range []string{"../../etc", "/modules/x", "modules/../../x", "modules/./x", `modules\x`} {
@@ -100,7 +101,8 @@ func TestIndexRecordSubdirValidated(t *testing.T) {
 			t.Fatal(err)
 		}
 		var calls atomic.Int32
-		if _, _, err := c.Fill(ctx, modX, nil, locatedFetch(t, "modules/x", &calls)); err != nil {
+		ex, _, err := c.Fill(ctx, modX, nil, locatedFetch(t, "modules/x", &calls))
+		if err != nil {
 			t.Fatal(err)
 		}
 		file := indexFile(t, dir)
@@ -116,8 +118,15 @@ func TestIndexRecordSubdirValidated(t *testing.T) {
 		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if e, ok, err := c.Lookup(ctx, modX, nil); err != nil || ok {
-			t.Errorf("record naming %q: found (subdir %q), want a miss", bad, e.Subdir)
+		reopened, err := cache.Open(dir, cache.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, ok, err := reopened.Lookup(ctx, modX, []hash.Hash{ex.H1}); err != nil || !ok || e.Subdir != "" {
+			t.Errorf("record naming %q: found=%v subdir %q (%v), want the entry without the record's subdirectory", bad, ok, e.Subdir, err)
+		}
+		if e, ok, err := reopened.Lookup(ctx, bind(modX, "modules/x"), []hash.Hash{ex.H1}); err != nil || !ok || e.Subdir != "modules/x" {
+			t.Errorf("record naming %q, lock binding modules/x: found=%v subdir %q (%v)", bad, ok, e.Subdir, err)
 		}
 	}
 }
