@@ -47,8 +47,11 @@ import (
 // (Detail: why, in a few words: the pick's Brief), EventFetchStarted and EventFetchDone around each
 // download, EventCacheHit (from the cache, when it is opened with the same
 // handler) for each package found in the cache, EventVerified (Detail:
-// "matches the lock file", "checksum signed by key ..." or "trusted on
-// first use"), EventLockChanged for each change to the lock file (Detail:
+// "matches the lock file" when a hash of the lock file was compared,
+// "checksum signed by key ...", "trusted on first use", or, for an entry
+// whose hashes are all of schemes tflock cannot compute, "not verified:
+// ..."; a module whose location names another subdirectory than its lock
+// says so), EventLockChanged for each change to the lock file (Detail:
 // the change) and EventWarning. Bytes done and total during a download
 // (EventFetchProgress) come from the source itself: give the sources the
 // same handler (registry.Options.Events, oci.Options.Events); they then
