@@ -51,12 +51,20 @@ type ProviderPackage struct {
 // location says). A cache serves the package only with that subdirectory:
 // a stored record or a remote tier's annotation naming another is not
 // used. Like Pin, it is not part of String.
+//
+// Located, with Subdir, says that the package's location is named by its
+// source (a module registry names each version's) and so may name a
+// subdirectory: bound to the package root (which is also what a lock
+// written before subdirectories were recorded says), such a package is
+// served only from an entry whose own record (or origin) confirms the
+// root, never from one filled under another identity.
 type ModulePackage struct {
 	Source  string
 	Version versions.Version
 	Ref     string
 	Pin     string
 	Subdir  string
+	Located bool
 }
 
 // SubdirRoot is [ModulePackage.Subdir] bound to the package's root.

@@ -171,6 +171,37 @@ func TestOldLockWithoutSubdir(t *testing.T) {
 	}
 }
 
+// TestOldLockCacheOfAnotherModule: a lock without "subdir" and a cache that
+// holds the package only under another module (another registry address
+// delivering the same archive): the entry does not confirm that this
+// module's location names the root, so the origin is asked and the
+// subdirectory it names is a change, never the root installed silently.
+func TestOldLockCacheOfAnotherModule(t *testing.T) {
+	w := monoWorld(t, map[string]string{"app": "modules/good", "other": "modules/x"})
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": monoConfig("app")})
+	initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t)})
+	old := strings.Replace(readLock(t, dir), "  subdir      = \"modules/good\"\n", "", 1)
+	writeFiles(t, dir, map[string]string{install.LockFileName: old})
+
+	c := openCache(t)
+	other := t.TempDir()
+	writeFiles(t, other, map[string]string{"main.tf": monoConfig("other")})
+	initAndWrite(t, install.Options{Dir: other, Source: w.Source, Cache: c})
+
+	freshMachine(t, dir)
+	if _, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "modules/good") {
+		t.Errorf("read-only Init: %v, want a refusal naming the subdirectory", err)
+	}
+	res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c})
+	if err != nil || len(res.Changes) != 1 || !strings.Contains(res.Changes[0].String(), "subdir (none) -> modules/good") {
+		t.Errorf("Init: %v, changes %v", err, res.Changes)
+	}
+	if got := installedDirs(t, dir)["app"]; got != ".terraform/modules/app/modules/good" {
+		t.Errorf("installed %s", got)
+	}
+}
+
 // TestMonorepoEachCallItsSubdir is the regression test for two modules
 // delivered by one package (one h1:, two subdirectories): each call gets
 // its own directory whether the package comes from the origin, from a

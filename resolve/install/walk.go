@@ -225,7 +225,7 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 	ml := r.lockedModule(pick)
 	if ml != nil {
 		want = ml.Hashes
-		pkg = lockBound(pkg, ml)
+		pkg = lockBound(pkg, ml, mc)
 	}
 	callSub := callSubdir(mc)
 	if ml != nil {
@@ -272,12 +272,22 @@ func moduleDir(root, sub string) (string, error) {
 	return dir, nil
 }
 
-// lockBound returns pkg as its lock entry ml binds it: at the commit or
-// digest ml records (Pin, when it records one), installed from the
-// subdirectory ml records (Subdir; [source.SubdirRoot] when none).
-func lockBound(pkg source.ModulePackage, ml *lockfile.ModuleLock) source.ModulePackage {
+// lockBound returns pkg as its lock entry ml binds it for the call mc: at
+// the commit or digest ml records (Pin, when it records one), installed
+// from the subdirectory ml records (Subdir; [source.SubdirRoot] when none),
+// Located when the call is a registry module's (or is not known): a
+// registry names each version's location, which may name a subdirectory.
+// (An HTTP address answered by X-Terraform-Get may too, but such a package
+// has no version and so no index record of its own that could confirm
+// the root: it is not Located, and an entry another identity filled with
+// the same h1: serves it.)
+func lockBound(pkg source.ModulePackage, ml *lockfile.ModuleLock, mc *config.ModuleCall) source.ModulePackage {
 	pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
 	pkg.Subdir = cmp.Or(ml.Subdir, source.SubdirRoot)
+	pkg.Located = true
+	if mc != nil {
+		_, pkg.Located = mc.Address.(address.Registry)
+	}
 	return pkg
 }
 

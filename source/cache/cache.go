@@ -427,6 +427,14 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 			// the location is asked again.
 			return Entry{}, false
 		}
+		if isBound && bound == "" && located(pkg) && !(haveRec && rec.H1 == h) {
+			// The package root, which is also what a lock written before
+			// subdirectories were recorded says: only this package's own
+			// record (or its origin) can confirm that its registry's
+			// location names no subdirectory; an entry filled under
+			// another identity cannot.
+			continue
+		}
 		if c.usable(ctx, c.objectDir(h), h, module) {
 			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}, Subdir: bound}
 			if haveRec && rec.H1 == h && pinAgrees(pkg, rec.Pin) {
@@ -452,6 +460,13 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 func pinAgrees(pkg source.Package, pin string) bool {
 	m, ok := pkg.(source.ModulePackage)
 	return !ok || m.Pin == "" || m.Pin == pin
+}
+
+// located reports whether a module package's location is named by its
+// source ([source.ModulePackage.Located]).
+func located(pkg source.Package) bool {
+	m, ok := pkg.(source.ModulePackage)
+	return ok && m.Located
 }
 
 // boundSubdir returns the subdirectory a module package's lock binds

@@ -20,8 +20,8 @@ import (
 var monorepo = map[string]string{"main.tf": "# root\n", "modules/x/main.tf": "# x\n", "modules/y/main.tf": "# y\n"}
 
 var (
-	modX = source.ModulePackage{Source: "registry.example.test/acme/x/aws", Version: versions.MustParse("1.0.0")}
-	modY = source.ModulePackage{Source: "registry.example.test/acme/y/aws", Version: versions.MustParse("1.0.0")}
+	modX = source.ModulePackage{Source: "registry.example.test/acme/x/aws", Version: versions.MustParse("1.0.0"), Located: true}
+	modY = source.ModulePackage{Source: "registry.example.test/acme/y/aws", Version: versions.MustParse("1.0.0"), Located: true}
 )
 
 // locatedFetch is an origin delivering monorepo, its location naming sub.
@@ -56,10 +56,26 @@ func TestMonorepoLocalCacheKeepsEachSubdir(t *testing.T) {
 	if err != nil || !hit || ey.Subdir != "modules/y" || ey.Dir != ex.Dir {
 		t.Fatalf("y from the warm cache: hit=%v subdir=%q err=%v", hit, ey.Subdir, err)
 	}
-	// Bound to the package root, y gets the root, not x's record.
-	er, hit, err := c.Fill(ctx, bind(modY, source.SubdirRoot), []hash.Hash{ex.H1}, noFetch(t))
-	if err != nil || !hit || er.Subdir != "" {
-		t.Fatalf("root: hit=%v subdir=%q err=%v", hit, er.Subdir, err)
+	// Bound to the package root (also what a lock written before
+	// subdirectories were recorded says), y is not served from an entry
+	// another identity filled: nothing of y's own confirms that its
+	// location names no subdirectory, so its origin is asked, and says.
+	before := calls.Load()
+	er, hit, err := c.Fill(ctx, bind(modY, source.SubdirRoot), []hash.Hash{ex.H1}, locatedFetch(t, "modules/y", &calls))
+	if err != nil || hit || calls.Load() != before+1 || er.Subdir != "modules/y" {
+		t.Fatalf("root: hit=%v origin asked %d times, subdir=%q err=%v", hit, calls.Load()-before, er.Subdir, err)
+	}
+	// Its own record now answers; bound to the root, it is a miss again
+	// (the record names modules/y), bound to modules/y a hit.
+	if _, hit, err := c.Fill(ctx, bind(modY, "modules/y"), []hash.Hash{ex.H1}, noFetch(t)); err != nil || !hit {
+		t.Fatalf("y bound to its own subdirectory: hit=%v err=%v", hit, err)
+	}
+	// A package whose source names no location (git, OCI) has no other
+	// subdirectory than the root: an entry filled under another
+	// identity serves it.
+	git := source.ModulePackage{Source: "git::https://git.example.test/mono.git", Ref: "v1.0.0", Subdir: source.SubdirRoot}
+	if e, hit, err := c.Fill(ctx, git, []hash.Hash{ex.H1}, noFetch(t)); err != nil || !hit || e.Subdir != "" {
+		t.Fatalf("git module bound to the root: hit=%v subdir=%q err=%v", hit, e.Subdir, err)
 	}
 }
 
