@@ -72,7 +72,8 @@
 //     root: where the location names a subdirectory, the next run that
 //     asks the location reports it as a change (a read-only run refuses
 //     it), and a cache or tier record naming a subdirectory other than the
-//     lock's is not used.
+//     lock's is not used (nor, for a registry module bound to the root, a
+//     cache entry another module filled).
 //
 // The "h1:" stays the hash of the whole package, as tofu computes it, so
 // that one package, stored once, serves every module in it.
