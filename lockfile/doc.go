@@ -24,7 +24,7 @@
 // Arguments may appear in any order; the order shown is the canonical one.
 // ADDRESS is a fully-qualified provider address, hostname/namespace/type,
 // in lower case exactly as [tfaddr.Provider.String] writes it; legacy
-// ("-" namespace) and built-in (terraform.io/builtin/...) providers cannot
+// ("-" namespace) and built-in (terraform.io/builtin/..., opentofu.org/builtin/...) providers cannot
 // be locked. CALLPATH is the module call path: call names from the root
 // module joined with dots ("vpc", "vpc.nested"); call names cannot contain
 // dots. A module source is its canonical package address (registry host
