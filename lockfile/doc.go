@@ -65,7 +65,10 @@
 // form, the form [versions.Constraints.String] returns. A hash is
 // "scheme:value" ([hash.ParseHash]): "h1:" values must be base64 of 32
 // bytes and "zh:" values 64 lower-case hex digits; other schemes are kept
-// as they are for forward compatibility.
+// as they are for forward compatibility. Which hashes a provider's entry
+// gets (OpenTofu's rule: every hash its default registry reports, the
+// signed ones elsewhere; from a mirror, every platform's on init) is
+// decided where the lock is made: see package resolve/install.
 //
 // # The module lock forms of OpenTofu's module-locking RFCs
 //
