@@ -83,18 +83,7 @@ func lockModes(tofuArgs, mineArgs []string) []lockMode {
 // directory holding the configuration tf, and returns both.
 func (w *world) lockBoth(tofu, tf string, m lockMode) (theirs, mine []byte, out string) {
 	w.t.Helper()
-	w.removeInstall()
-	w.config(map[string]string{"main.tf": tf})
-	if m.platforms == nil {
-		out = w.run(0, tofu, "init", "-input=false", "-no-color")
-	} else {
-		args := []string{"providers", "lock", "-no-color"}
-		for _, p := range m.platforms {
-			args = append(args, "-platform="+p)
-		}
-		out = w.run(0, tofu, append(args, m.tofuArgs...)...)
-	}
-	theirs = w.read(".terraform.lock.hcl")
+	theirs, out = w.toolLock(tofu, tf, m)
 	w.removeInstall()
 	if m.platforms == nil {
 		out += w.tflock(0)
@@ -107,6 +96,53 @@ func (w *world) lockBoth(tofu, tf string, m lockMode) (theirs, mine []byte, out 
 		out += w.run(0, tflockBinary(w.t), args...)
 	}
 	return theirs, w.read(".terraform.lock.hcl"), out
+}
+
+// toolLock makes a lock file with tofu or terraform (bin) on an empty
+// directory holding the configuration tf and returns it.
+func (w *world) toolLock(bin, tf string, m lockMode) ([]byte, string) {
+	w.t.Helper()
+	w.removeInstall()
+	w.config(map[string]string{"main.tf": tf})
+	var out string
+	if m.platforms == nil {
+		out = w.run(0, bin, "init", "-input=false", "-no-color")
+	} else {
+		args := []string{"providers", "lock", "-no-color"}
+		for _, p := range m.platforms {
+			args = append(args, "-platform="+p)
+		}
+		out = w.run(0, bin, append(args, m.tofuArgs...)...)
+	}
+	return w.read(".terraform.lock.hcl"), out
+}
+
+// compareTerraform makes the lock file of mode m with terraform and
+// compares it with tflock's, mine: the same provider blocks byte for byte
+// (terraform's header aside), or, where tflock records more than
+// terraform on purpose (more), every hash terraform records is in mine
+// and terraform keeps mine unchanged (when it covers this platform).
+func (w *world) compareTerraform(terraform, tf string, m lockMode, mine []byte, more bool) {
+	w.t.Helper()
+	theirs, out := w.toolLock(terraform, tf, m)
+	tlf, mlf := parseLock(w.t, theirs), parseLock(w.t, mine)
+	if !more {
+		tlf.SetHeader(mlf.Header())
+		if got := tlf.Bytes(); !bytes.Equal(got, mine) {
+			w.t.Errorf("%s: terraform's lock file (header aside) differs from tflock's\n--- terraform\n%s\n--- tflock\n%s\n%s", m.name, theirs, mine, out)
+		}
+		return
+	}
+	for p := range tlf.Providers() {
+		for _, h := range p.Hashes {
+			if !slices.Contains(mlf.ProviderHashes(p.Addr), h) {
+				w.t.Errorf("%s: terraform records %s for %s, tflock does not\n--- terraform\n%s\n--- tflock\n%s", m.name, h, p.Addr, theirs, mine)
+			}
+		}
+	}
+	if m.platforms == nil || slices.Contains(m.platforms, installtest.Platforms()[0]) {
+		w.keepsLock("terraform", terraform, mine)
+	}
 }
 
 // keepsLock runs "NAME init" on an empty install directory with lock as
@@ -126,8 +162,11 @@ func (w *world) keepsLock(name, bin string, lock []byte) {
 // included, for its default registry unless
 // OPENTOFU_ENFORCE_GPG_VALIDATION=true; the signed ones elsewhere), in
 // init and in providers lock for one and for three platforms: tflock's lock
-// file is tofu's, byte for byte. Terraform keeps the init's file (of the
-// signed registries: terraform requires a signature).
+// file is tofu's, byte for byte. With TFLOCK_TERRAFORM, the same for
+// terraform (header aside) where it records what tofu records (another
+// host); from tofu's default registry, where it records less (it ignores
+// the packages field), terraform's hashes are all in tflock's file, which
+// terraform keeps unchanged. (terraform refuses an unsigned provider.)
 func TestInteropHashSourcesRegistry(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
 	terraform := os.Getenv("TFLOCK_TERRAFORM")
@@ -172,8 +211,11 @@ func TestInteropHashSourcesRegistry(t *testing.T) {
 				if want := 2 * (h1 + len(installtest.Platforms())); bytes.Count(mine, []byte(`"h1:`))+bytes.Count(mine, []byte(`"zh:`)) != want {
 					t.Errorf("%s: tflock recorded %d hashes, want %d\n%s", m.name, bytes.Count(mine, []byte(`"h1:`))+bytes.Count(mine, []byte(`"zh:`)), want, mine)
 				}
-				if m.platforms == nil && terraform != "" && !tc.unsigned {
-					w.keepsLock("terraform", terraform, mine)
+				// terraform ignores the packages field and requires a
+				// signature: it records less than tofu from the default
+				// registry, and refuses an unsigned provider.
+				if terraform != "" && !tc.unsigned {
+					w.compareTerraform(terraform, tf, m, mine, tc.allH1)
 				}
 			}
 		})
@@ -188,7 +230,10 @@ func TestInteropHashSourcesRegistry(t *testing.T) {
 // from the same mirror; providers lock with -fs-mirror records a packed
 // mirror's zh: of the platforms asked for beside their h1:. The rest is
 // tofu's file byte for byte, and tofu and terraform keep tflock's file
-// unchanged. Every mode from a network mirror gives tofu's bytes.
+// unchanged. Every mode from a network mirror gives tofu's bytes. With
+// TFLOCK_TERRAFORM, terraform's file is compared the same way; from the
+// network mirror terraform records less than tofu (the h1: alone, not the
+// mirror's zh: that tofu verified), and keeps tflock's file unchanged.
 func TestInteropHashSourcesMirrors(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
 	terraform := os.Getenv("TFLOCK_TERRAFORM")
@@ -211,14 +256,15 @@ func TestInteropHashSourcesMirrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, block        string
 		tofuArgs, mineArgs []string
-		extra              func(addr, version string, plats []string) []hash.Hash // what tflock records more
+		extra              func(addr, version string, plats []string) []hash.Hash // what tflock records more than tofu
+		terraformLess      bool                                                   // terraform records less than tofu
 	}{
 		{"packed filesystem mirror", fmt.Sprintf("filesystem_mirror {\n    path = %q\n  }", packed),
-			[]string{"-fs-mirror=" + packed}, []string{"-fs-mirror", packed}, w.mirrorHashes(true)},
+			[]string{"-fs-mirror=" + packed}, []string{"-fs-mirror", packed}, w.mirrorHashes(true), false},
 		{"unpacked filesystem mirror", fmt.Sprintf("filesystem_mirror {\n    path = %q\n  }", unpacked),
-			[]string{"-fs-mirror=" + unpacked}, []string{"-fs-mirror", unpacked}, w.mirrorHashes(false)},
+			[]string{"-fs-mirror=" + unpacked}, []string{"-fs-mirror", unpacked}, w.mirrorHashes(false), false},
 		{"network mirror", fmt.Sprintf("network_mirror {\n    url = %q\n  }", netURL),
-			[]string{"-net-mirror=" + netURL}, []string{"-net-mirror", netURL}, nil},
+			[]string{"-net-mirror=" + netURL}, []string{"-net-mirror", netURL}, nil, true}, // terraform records no zh: from it, tofu the one it verified
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w.t = t
@@ -248,9 +294,9 @@ func TestInteropHashSourcesMirrors(t *testing.T) {
 				}
 				if m.platforms == nil || (tc.extra != nil && len(m.platforms) == len(installtest.Platforms())) {
 					w.keepsLock("tofu", tofu, mine)
-					if terraform != "" {
-						w.keepsLock("terraform", terraform, mine)
-					}
+				}
+				if terraform != "" {
+					w.compareTerraform(terraform, providersTF, m, mine, tc.extra != nil || tc.terraformLess)
 				}
 			}
 		})

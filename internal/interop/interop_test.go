@@ -47,7 +47,7 @@ module "storage" {
 }
 
 // parseLock parses lock file bytes, failing the test on error.
-func parseLock(t *testing.T, b []byte) *lockfile.File {
+func parseLock(t testing.TB, b []byte) *lockfile.File {
 	t.Helper()
 	lf, err := lockfile.Parse(b, ".terraform.lock.hcl")
 	if err != nil {
