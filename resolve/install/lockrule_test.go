@@ -1,12 +1,9 @@
 package install_test
 
 import (
-	"archive/zip"
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -150,7 +147,7 @@ func TestLockRuleFilesystemMirror(t *testing.T) {
 				continue
 			}
 			zp := filepath.Join(dir, addr, "terraform-provider-tool_1.0.0_"+p+".zip")
-			writeZip(t, zp, files)
+			writeProviderZip(t, zp, "terraform-provider-tool_v1.0.0", files["terraform-provider-tool_v1.0.0"])
 			sum, err := hash.HashZip(zp)
 			if err != nil {
 				t.Fatal(err)
@@ -178,33 +175,5 @@ func TestLockRuleFilesystemMirror(t *testing.T) {
 				t.Errorf("packed %v, platforms asked %v: hashes\n got %v\nwant %v", packed, asked, got, want)
 			}
 		}
-	}
-}
-
-// writeZip writes a zip archive of files at p.
-func writeZip(t *testing.T, p string, files map[string]string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	for name, content := range files {
-		w, err := zw.Create(name)
-		if err == nil {
-			_, err = strings.NewReader(content).WriteTo(w)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
