@@ -83,7 +83,12 @@ func lockModes(tofuArgs, mineArgs []string) []lockMode {
 // directory holding the configuration tf, and returns both.
 func (w *world) lockBoth(tofu, tf string, m lockMode) (theirs, mine []byte, out string) {
 	w.t.Helper()
+	n0 := w.providerDownloads()
 	theirs, out = w.toolLock(tofu, tf, m)
+	n1 := w.providerDownloads()
+	defer func() {
+		w.t.Logf("%s: provider packages downloaded from the registry: tofu %d, tflock %d (its cache kept across modes)", m.name, n1-n0, w.providerDownloads()-n1)
+	}()
 	w.removeInstall()
 	if m.platforms == nil {
 		out += w.tflock(0)
