@@ -274,8 +274,11 @@ func TestInteropHashSourcesMirrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w.t = t
 			w.installation(tc.block)
-			// A cold cache: a package the cache got as an archive from
-			// another source keeps its zh: (see the report of issue 21).
+			// A cold cache: a cache entry made from another source's
+			// archive (the packed mirror's) carries that archive's zh:,
+			// which tflock records beside the h1: from an unpacked mirror
+			// (tofu and terraform accept it; the lock then depends on what
+			// the cache held, a difference left for another change).
 			w.removeCache()
 			for _, m := range lockModes(tc.tofuArgs, tc.mineArgs) {
 				theirs, mine, out := w.lockBoth(tofu, providersTF, m)
