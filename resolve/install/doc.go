@@ -90,8 +90,8 @@
 // adopted module locking: its module calls are installed unlocked with one
 // warning) and [Options.ProvidersLock] ("tofu providers lock": record the
 // hashes of the platforms asked for without installing; from a
-// [source.ChecksumReporter] where it reports them, else by downloading
-// each platform's package once, in parallel).
+// [source.ChecksumReporter] where it vouches for them by the rule above,
+// else by downloading each platform's package once, in parallel).
 //
 // Managed refs: a git or OCI module call constrained by a "# tflock:
 // version = ..." comment in its module block ([config.AnnotationPrefix];
