@@ -213,7 +213,7 @@ func newWorldWith(t testing.TB, fx registrytest.Fixtures, opts registrytest.Opti
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(name, "TF_"), strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "DOCKER_"),
+		case strings.HasPrefix(name, "TF_"), strings.HasPrefix(name, "OPENTOFU_"), strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "DOCKER_"),
 			strings.HasSuffix(strings.ToUpper(name), "_PROXY"), name == "HOME", name == "SSL_CERT_FILE",
 			name == "SSL_CERT_DIR", name == "XDG_CONFIG_HOME", name == "XDG_CACHE_HOME", name == "CHECKPOINT_DISABLE":
 			continue
