@@ -157,5 +157,9 @@ func ManagedSource(src, tag string) (string, error) {
 			return base + "?" + strings.Join(args, "&"), nil
 		}
 	}
-	return base + "?" + strings.Join(append(args, key+tag), "&"), nil
+	// Appended: after a bare "?" or a trailing "&", no separator.
+	if query == "" || strings.HasSuffix(query, "&") {
+		return src + key + tag, nil
+	}
+	return src + "&" + key + tag, nil
 }

@@ -103,6 +103,11 @@ func TestManagedSource(t *testing.T) {
 		{"git::https://h.example.test/x.git?depth=1", "1.0.0", "git::https://h.example.test/x.git?depth=1&ref=1.0.0"},
 		{"oci://h.example.test/m/x", "1.1.0", "oci://h.example.test/m/x?tag=1.1.0"},
 		{"oci://h.example.test/m/x?tag=1.0.0", "1.1.0_b", "oci://h.example.test/m/x?tag=1.1.0_b"},
+		// A bare "?" or a trailing "&" takes the argument without another
+		// separator (issue 23 item 5).
+		{"git::https://h.example.test/x.git?", "v1.1.0", "git::https://h.example.test/x.git?ref=v1.1.0"},
+		{"oci://h.example.test/m/x?", "1.1.0", "oci://h.example.test/m/x?tag=1.1.0"},
+		{"git::https://h.example.test/x.git?depth=1&", "v1.1.0", "git::https://h.example.test/x.git?depth=1&ref=v1.1.0"},
 	} {
 		got, err := config.ManagedSource(tc.in, tc.tag)
 		if err != nil || got != tc.want {

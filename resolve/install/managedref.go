@@ -46,7 +46,7 @@ type ManagedRefError struct {
 
 func (e *ManagedRefError) Error() string {
 	var b strings.Builder
-	b.WriteString("module sources out of date: the lock file is read-only, and these module sources, whose ref or tag tflock manages, do not name the locked version. To rewrite them, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
+	b.WriteString("module sources out of date: the lock file is read-only, and these module sources, whose ref or tag tflock manages, do not name the locked version. Run tflock again without read-only (-lockfile=readonly) to rewrite them, or edit each by hand to the source the lock selects; tofu and terraform never rewrite a source.")
 	for _, rw := range e.Rewrites {
 		fmt.Fprintf(&b, "\n  - module %q (%s:%d): the source is %q, the lock selects %q", rw.Call, rw.File, rw.Line, rw.Old, rw.New)
 	}
@@ -224,7 +224,7 @@ func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock) string {
 	if q.ManagedTag == "" {
 		written = "no " + arg
 	}
-	return fmt.Sprintf("module %q: its source, whose %s tflock manages, names %s, but the lock file selects version %s: run init without -lockfile=readonly to rewrite it", q.Call, arg, written, ml.Version)
+	return fmt.Sprintf("module %q: its source, whose %s tflock manages, names %s, but the lock file selects version %s: run tflock without read-only (-lockfile=readonly) to rewrite it, or set its %s to version %s's tag by hand (tofu and terraform never rewrite a source)", q.Call, arg, written, ml.Version, arg, ml.Version)
 }
 
 // applyManagedRefs writes the planned sources into their files: only the
