@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,5 +118,76 @@ func TestManagedSource(t *testing.T) {
 	}
 	if _, err := config.ManagedSource("acme/net/aws", "1.0.0"); err == nil {
 		t.Error("a registry source was accepted")
+	}
+}
+
+// Every annotation comment is either read for its module block or
+// reported, with its file and line: in a block written on one line it is
+// read; above a block, inside an argument's value, inside another kind of
+// block or at the top level it is a warning, and never taken for a
+// block's constraint (issue 23 item 1).
+func TestAnnotationPositions(t *testing.T) {
+	const git = "git::https://h.example.test/x.git?ref=v0.9.0"
+	src := `# tflock: version = "9.9.9"
+module "oneline" { source = "` + git + `" /* tflock: version = "~> 1.0" */ }
+module "before" { /* tflock: version = "~> 2.0" */ source = "` + git + `" }
+
+# tflock: version = "~> 3.0"
+module "above" {
+  source = "` + git + `"
+}
+
+module "nested" {
+  source = "` + git + `"
+  tags = {
+    # tflock: version = "~> 4.0"
+    a = "b"
+  }
+  list = [
+    "x", // tflock: version = "~> 5.0"
+  ]
+}
+
+resource "null_resource" "r" {
+  # tflock: version = "~> 6.0"
+}
+module "after" {
+  source = "` + git + `"
+} # tflock: version = "~> 7.0"
+`
+	m, diags := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(src)}}, "", config.ReadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	managed := map[string]string{}
+	for _, c := range m.Calls {
+		if c.ManagedRef {
+			managed[c.Name] = c.Constraints.String()
+		}
+	}
+	if len(managed) != 2 || managed["oneline"] != "~> 1.0" || managed["before"] != "~> 2.0" {
+		t.Errorf("managed calls %v, want oneline ~> 1.0 and before ~> 2.0", managed)
+	}
+	var warnings []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning && d.Summary == "Ignored tflock annotation" {
+			warnings = append(warnings, fmt.Sprintf("%s:%02d %s", d.Subject.Filename, d.Subject.Start.Line, d.Detail))
+		}
+	}
+	slices.Sort(warnings)
+	for i, want := range []string{
+		`main.tf:01 The comment "# tflock: version = \"9.9.9\"" is above module block "oneline", outside its braces`,
+		`main.tf:05 The comment "# tflock: version = \"~> 3.0\"" is above module block "above", outside its braces`,
+		`main.tf:13 The comment "# tflock: version = \"~> 4.0\"" is inside the argument "tags" of module block "nested"`,
+		`main.tf:17 The comment "// tflock: version = \"~> 5.0\"" is inside the argument "list" of module block "nested"`,
+		`main.tf:22 The comment "# tflock: version = \"~> 6.0\"" is inside a "resource" block`,
+		`main.tf:26 The comment "# tflock: version = \"~> 7.0\"" is outside any module block`,
+	} {
+		if i >= len(warnings) || !strings.HasPrefix(warnings[i], want) {
+			t.Errorf("warning %d: want %q, got\n%s", i, want, strings.Join(warnings, "\n"))
+		}
+	}
+	if len(warnings) != 6 {
+		t.Errorf("%d warnings, want 6:\n%s", len(warnings), strings.Join(warnings, "\n"))
 	}
 }
