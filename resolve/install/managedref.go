@@ -199,7 +199,8 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 			if reason == "" {
 				return false
 			}
-			msg := fmt.Sprintf("Module source not rewritten: module %q (%s:%d) has the source %q, but the lock selects %q (%s %s); tflock does not write %s %s. Write that source there by hand, or let tflock write such files (Options.RewriteProtectedFiles).", e.rw.Call, e.rw.File, e.rw.Line, e.rw.Old, e.rw.New, config.ManagedArgument(e.call.Address.(address.Remote)), e.tag, f, reason)
+			rem, _ := e.call.Address.(address.Remote)
+			msg := fmt.Sprintf("Module source not rewritten: module %q (%s:%d) has the source %q, but the lock selects %q (%s %s); tflock does not write %s %s. Write that source there by hand, or let tflock write such files (Options.RewriteProtectedFiles).", e.rw.Call, e.rw.File, e.rw.Line, e.rw.Old, e.rw.New, config.ManagedArgument(rem), e.tag, f, reason)
 			res.Warnings = append(res.Warnings, msg)
 			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
 			return true

@@ -88,3 +88,126 @@ func TestInitRewriteAllOrNothing(t *testing.T) {
 		}
 	})
 }
+
+// The rewrite touches only the root module's own plain files (issue 23
+// item 4): a file without a write bit, a symbolic link, a file with more
+// than one hard link, a local module outside the root module's directory
+// and a module directory linked to elsewhere are left as they are, with
+// a warning naming the file and the source to write, and modules.json
+// records the source as it stays. With RewriteProtectedFiles they are
+// written: a link's target (the link kept), a hard-linked file in place
+// (every link sees it), a read-only file keeping its mode.
+func TestInitRewriteProtectedFiles(t *testing.T) {
+	w := startWorld(t)
+	c := openCache(t)
+	call, want := netCall("net", "v1.0.0"), netCall("net", "v1.1.0")
+	local := func(src string) string { return "module \"shared\" {\n  source = \"" + src + "\"\n}\n" }
+	for _, tc := range []struct {
+		name string
+		// setup lays out root (the root module) and other (beside it);
+		// it returns the file holding the call.
+		setup  func(t *testing.T, root, other string) string
+		reason string
+		check  func(t *testing.T, root, other, file string)
+	}{
+		{"read-only", func(t *testing.T, root, other string) string {
+			writeFiles(t, root, map[string]string{"main.tf": call})
+			f := filepath.Join(root, "main.tf")
+			chmod(t, f, 0o444)
+			return f
+		}, "which has no write permission", func(t *testing.T, root, other, file string) {
+			if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o444 {
+				t.Errorf("mode after the rewrite: %v, %v", fi.Mode(), err)
+			}
+		}},
+		{"symbolic link", func(t *testing.T, root, other string) string {
+			writeFiles(t, other, map[string]string{"net.tf": call})
+			symlink(t, filepath.Join(other, "net.tf"), filepath.Join(root, "main.tf"))
+			return filepath.Join(root, "main.tf")
+		}, "which is a symbolic link", func(t *testing.T, root, other, file string) {
+			if fi, err := os.Lstat(file); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link was replaced: %v, %v", fi.Mode(), err)
+			}
+			if got := readText(t, filepath.Join(other, "net.tf")); got != want {
+				t.Errorf("the target:\n%s", got)
+			}
+		}},
+		{"hard link", func(t *testing.T, root, other string) string {
+			writeFiles(t, other, map[string]string{"net.tf": call})
+			if err := os.Link(filepath.Join(other, "net.tf"), filepath.Join(root, "main.tf")); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(root, "main.tf")
+		}, "which has 2 hard links", func(t *testing.T, root, other, file string) {
+			a, err1 := os.Stat(file)
+			b, err2 := os.Stat(filepath.Join(other, "net.tf"))
+			if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+				t.Errorf("the hard link was broken: %v %v", err1, err2)
+			}
+		}},
+		{"outside the root module", func(t *testing.T, root, other string) string {
+			writeFiles(t, root, map[string]string{"main.tf": local("../other")})
+			writeFiles(t, other, map[string]string{"main.tf": call})
+			return filepath.Join(root, "..", "other", "main.tf")
+		}, "which is outside the root module's directory", nil},
+		{"linked module directory", func(t *testing.T, root, other string) string {
+			writeFiles(t, root, map[string]string{"main.tf": local("./mod")})
+			writeFiles(t, other, map[string]string{"main.tf": call})
+			symlink(t, other, filepath.Join(root, "mod"))
+			return filepath.Join(root, "mod", "main.tf")
+		}, "which is reached through a symbolic link", func(t *testing.T, root, other, file string) {
+			if got := readText(t, filepath.Join(other, "main.tf")); got != want {
+				t.Errorf("the linked module:\n%s", got)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			root, other := filepath.Join(tmp, "root"), filepath.Join(tmp, "other")
+			for _, d := range []string{root, other} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			file := tc.setup(t, root, other)
+			res := initAndWrite(t, install.Options{Dir: root, Source: w.Source, Cache: c})
+			if got := readText(t, file); got != call || len(res.Rewritten) != 0 {
+				t.Fatalf("rewritten %+v; the file:\n%s", res.Rewritten, got)
+			}
+			warned := strings.Join(res.Warnings, "\n")
+			for _, s := range []string{"Module source not rewritten", file + ":3", installtest.Network + "?ref=v1.1.0", "(ref v1.1.0)", tc.reason} {
+				if !strings.Contains(warned, s) {
+					t.Errorf("the warnings lack %q:\n%s", s, warned)
+				}
+			}
+			if m := readText(t, filepath.Join(root, ".terraform", "modules", "modules.json")); !strings.Contains(m, "ref=v1.0.0") || strings.Contains(m, "ref=v1.1.0") {
+				t.Errorf("modules.json does not record the source as it stays:\n%s", m)
+			}
+
+			res = initAndWrite(t, install.Options{Dir: root, Source: w.Source, Cache: c, RewriteProtectedFiles: true})
+			if got := readText(t, file); got != want || len(res.Rewritten) != 1 {
+				t.Fatalf("with RewriteProtectedFiles: rewritten %+v; the file:\n%s", res.Rewritten, got)
+			}
+			if tc.check != nil {
+				tc.check(t, root, other, file)
+			}
+			if tmps, _ := filepath.Glob(filepath.Join(other, ".*.tmp-*")); len(tmps) != 0 {
+				t.Errorf("temporary files left: %v", tmps)
+			}
+		})
+	}
+}
+
+func chmod(t *testing.T, p string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+}
