@@ -146,7 +146,7 @@ type Options struct {
 	// "tag" argument of module calls constrained by a tflock annotation
 	// comment ([config.AnnotationPrefix]) in the configuration's files.
 	// By default (false) Init writes the selected version's tag there,
-	// in place, once the packages are installed, so that a stock tofu or
+	// in place, before the packages are installed, so that a stock tofu or
 	// terraform installs the locked version; with KeepManagedRefs, a ref
 	// that differs from the selection is a warning. Read-only runs never
 	// rewrite: such a ref fails them with a [*ManagedRefError].
