@@ -122,3 +122,26 @@ func TestInteropManagedRefsTerraform(t *testing.T) {
 	terraform := tool(t, "TFLOCK_TERRAFORM", "terraform")
 	managedInterop(t, "terraform", terraform, newTerraformWorld(t), false)
 }
+
+// TestInteropRefWithSubdirTofu: a subdirectory after the ref
+// ("?ref=v1.0.0//sub") stays in the ref for go-getter, which reads a
+// subdirectory only before the query; tofu accepts the address and fails
+// to install it, and tflock refuses it, both with "invalid ref", whether
+// or not the call is annotated (issue 23 item 2).
+func TestInteropRefWithSubdirTofu(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	w := newWorld(t)
+	const want = `invalid ref: "v1.0.0//sub"`
+	for _, annotation := range []string{"", "  # tflock: version = \"~> 1.0\"\n"} {
+		w.config(map[string]string{"main.tf": "module \"network\" {\n" + annotation + "  source = \"" + installtest.Network + "?ref=v1.0.0//sub\"\n}\n"})
+		if out := w.run(1, tofu, "init", "-input=false", "-no-color"); !strings.Contains(out, want) {
+			t.Errorf("tofu init: want %q:\n%s", want, out)
+		}
+		if out := w.tflock(1); !strings.Contains(out, want) {
+			t.Errorf("tflock: want %q:\n%s", want, out)
+		}
+		if got := string(w.read("main.tf")); !strings.Contains(got, "?ref=v1.0.0//sub\"") {
+			t.Errorf("main.tf was rewritten:\n%s", got)
+		}
+	}
+}
