@@ -211,3 +211,29 @@ func symlink(t *testing.T, target, link string) {
 		t.Skipf("no symbolic links here: %v", err)
 	}
 }
+
+// The rewrite comes before the install, which puts the sources back when
+// it fails (the plugin cache directory is a file): the configuration is
+// as it was, and no modules.json nor lock file was written.
+func TestInitRewritePutBackWhenInstallFails(t *testing.T) {
+	w := startWorld(t)
+	dir := t.TempDir()
+	providers := "terraform {\n  required_providers {\n    cloud = { source = \"" + installtest.RegistryHost + "/acme/cloud\" }\n  }\n}\n"
+	writeFiles(t, dir, map[string]string{"main.tf": providers + netCall("net", "v1.0.0")})
+	blocker := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), PluginCacheDir: blocker})
+	if err == nil || !strings.Contains(err.Error(), "install: plugin cache") {
+		t.Fatalf("Init: %v, want a failure of the install step", err)
+	}
+	if got := readText(t, filepath.Join(dir, "main.tf")); got != providers+netCall("net", "v1.0.0") {
+		t.Errorf("main.tf was not put back:\n%s", got)
+	}
+	for _, p := range []string{install.LockFileName, filepath.Join(".terraform", "modules", "modules.json")} {
+		if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+			t.Errorf("%s was written: %v", p, err)
+		}
+	}
+}
