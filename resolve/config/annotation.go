@@ -184,7 +184,7 @@ func (r *reader) strayAnnotations(file *hcl.File) {
 				break
 			}
 			if blk.Range().Start.Byte >= tok.Range.End.Byte {
-				if blk.Type == "module" && len(blk.Labels) > 0 {
+				if blk.Type == "module" && len(blk.Labels) > 0 && r.startsLine(tok.Range) {
 					where = fmt.Sprintf("above module block %q, outside its braces", blk.Labels[0])
 				}
 				break
@@ -192,6 +192,19 @@ func (r *reader) strayAnnotations(file *hcl.File) {
 		}
 		r.warnAnnotation(tok.Range, "The comment %q is %s, where tflock does not read it: a tflock annotation constrains the module block it is written in, directly between the block's braces. Move it there, or remove it.", strings.TrimSpace(string(tok.Bytes)), where)
 	}
+}
+
+// startsLine reports whether only spaces precede rng on its line.
+func (r *reader) startsLine(rng hcl.Range) bool {
+	src := r.srcs[rng.Filename]
+	if rng.Start.Byte > len(src) {
+		return false
+	}
+	line := src[:rng.Start.Byte]
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	return len(bytes.TrimSpace(line)) == 0
 }
 
 // warnAnnotation reports a tflock annotation that is ignored.
@@ -227,7 +240,14 @@ func annotationText(comment []byte) (string, bool) {
 	case bytes.HasPrefix(c, []byte("//")):
 		c = c[2:]
 	case bytes.HasPrefix(c, []byte("/*")):
-		c = bytes.TrimSuffix(c[2:], []byte("*/"))
+		// A block comment over several lines may start each with "*".
+		var lines [][]byte
+		for _, l := range bytes.Split(bytes.TrimSuffix(c[2:], []byte("*/")), []byte("\n")) {
+			if l = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(l), []byte("*"))); len(l) > 0 {
+				lines = append(lines, l)
+			}
+		}
+		c = bytes.Join(lines, []byte(" "))
 	}
 	rest, ok := bytes.CutPrefix(bytes.TrimSpace(c), []byte(AnnotationPrefix))
 	if !ok {

@@ -154,6 +154,12 @@ resource "null_resource" "r" {
 module "after" {
   source = "` + git + `"
 } # tflock: version = "~> 7.0"
+module "doc" {
+  /*
+   * tflock: version = "~> 3.0"
+   */
+  source = "` + git + `"
+}
 `
 	m, diags := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(src)}}, "", config.ReadOptions{})
 	if diags.HasErrors() {
@@ -165,8 +171,8 @@ module "after" {
 			managed[c.Name] = c.Constraints.String()
 		}
 	}
-	if len(managed) != 2 || managed["oneline"] != "~> 1.0" || managed["before"] != "~> 2.0" {
-		t.Errorf("managed calls %v, want oneline ~> 1.0 and before ~> 2.0", managed)
+	if len(managed) != 3 || managed["oneline"] != "~> 1.0" || managed["before"] != "~> 2.0" || managed["doc"] != "~> 3.0" {
+		t.Errorf("managed calls %v, want oneline ~> 1.0, before ~> 2.0, doc ~> 3.0", managed)
 	}
 	var warnings []string
 	for _, d := range diags {

@@ -61,6 +61,15 @@ type managedEdit struct {
 	rw       SourceRewrite
 }
 
+// sameFileKey is the name of a configuration file with symbolic links
+// resolved, or the name as given if that fails.
+func sameFileKey(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
+
 // protectedFile says why the rewrite leaves the configuration file path
 // alone by default (see [Options.RewriteProtectedFiles]), or "" if it may
 // write it: root is the root module's directory.
@@ -132,7 +141,9 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 				return nil, err
 			}
 			rem, _ := mc.Address.(address.Remote)
-			key := fmt.Sprintf("%s:%d", mc.SourceRange.Filename, mc.SourceRange.Start.Byte)
+			// By the file itself: a local module directory reached
+			// through a symbolic link is the same file under two names.
+			key := fmt.Sprintf("%s:%d", sameFileKey(mc.SourceRange.Filename), mc.SourceRange.Start.Byte)
 			if prev, dup := at[key]; dup {
 				if prev.next != next {
 					return nil, fmt.Errorf("module calls %q and %q share the source at %s:%d, whose %s tflock manages, but their locks select different versions (%q, %q): constrain them to one version", prev.call, mc.Path, mc.SourceRange.Filename, mc.SourceRange.Start.Line, config.ManagedArgument(rem), address.Redact(prev.next), address.Redact(next))

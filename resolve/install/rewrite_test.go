@@ -237,3 +237,20 @@ func TestInitRewritePutBackWhenInstallFails(t *testing.T) {
 		}
 	}
 }
+
+// A local module reached under two names (its directory, and a symbolic
+// link to it) is one file: with RewriteProtectedFiles its source is
+// rewritten once, and the calls through both names must agree on it.
+func TestInitRewriteOneFileTwoNames(t *testing.T) {
+	w := startWorld(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"main.tf":        "module \"a\" {\n  source = \"./shared\"\n}\n\nmodule \"b\" {\n  source = \"./linked\"\n}\n",
+		"shared/main.tf": netCall("net", "v1.0.0"),
+	})
+	symlink(t, filepath.Join(dir, "shared"), filepath.Join(dir, "linked"))
+	res := initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), RewriteProtectedFiles: true})
+	if got := readText(t, filepath.Join(dir, "shared", "main.tf")); got != netCall("net", "v1.1.0") || len(res.Rewritten) != 1 {
+		t.Errorf("rewritten %+v; shared/main.tf:\n%s", res.Rewritten, got)
+	}
+}
