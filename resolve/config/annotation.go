@@ -181,6 +181,9 @@ func (r *reader) strayAnnotations(file *hcl.File) {
 		for _, blk := range body.Blocks {
 			if blk.Range().ContainsOffset(tok.Range.Start.Byte) {
 				where = fmt.Sprintf("inside a %q block", blk.Type)
+				if blk.Type == "module" && len(blk.Labels) > 0 {
+					where = fmt.Sprintf("in the header of module block %q, outside its braces", blk.Labels[0])
+				}
 				break
 			}
 			if blk.Range().Start.Byte >= tok.Range.End.Byte {
