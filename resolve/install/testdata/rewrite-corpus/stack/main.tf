@@ -18,8 +18,8 @@ module "per_region" {
    */
   source     = "git::https://git.example.test/acme/network.git?ref=v1.0.0"
   name       = "${local.prefix}-${each.key}"
-  providers  = {
-    cloud = cloud.east # tflock: version = "~> 6.0" -- inside providers: reported
+  settings   = {
+    zone = "a" # tflock: version = "~> 6.0" -- inside an argument: reported
   }
   depends_on = [module.storage]
 }
