@@ -64,8 +64,8 @@ type managedEdit struct {
 // sameFileKey is the name of a configuration file with symbolic links
 // resolved, or the name as given if that fails.
 func sameFileKey(path string) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return real
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		return resolved
 	}
 	return path
 }
@@ -84,7 +84,7 @@ func protectedFile(path, root string) string {
 	}
 	rel, err := filepath.Rel(absRoot, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "which is outside the root module's directory " + root
+		return "which is outside the root module's directory " + absRoot
 	}
 	fi, err := os.Lstat(abs)
 	switch {
@@ -100,8 +100,8 @@ func protectedFile(path, root string) string {
 	// A directory on the way that is a symbolic link (a local module
 	// directory linked to elsewhere) leads out of the root module.
 	realRoot, err1 := filepath.EvalSymlinks(absRoot)
-	real, err2 := filepath.EvalSymlinks(abs)
-	if err1 != nil || err2 != nil || real != filepath.Join(realRoot, rel) {
+	resolved, err2 := filepath.EvalSymlinks(abs)
+	if err1 != nil || err2 != nil || resolved != filepath.Join(realRoot, rel) {
 		return "which is reached through a symbolic link"
 	}
 	return ""
@@ -327,6 +327,7 @@ func (e *RewriteError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns Err.
 func (e *RewriteError) Unwrap() error { return e.Err }
 
 // configFile is one configuration file a rewrite changes.
