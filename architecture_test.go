@@ -29,6 +29,9 @@ func TestImportRules(t *testing.T) {
 		"source/cliconfig":             {"source/registry", "source/mirror", "source/oci"},
 		"source/providercache":         {"source/mirror"},
 		"source/cache/ocitier":         {"source/cache", "source/cliconfig", "source/oci"},
+		// The cache served to stock tofu as a network mirror: it fills the
+		// cache and writes the CLI configuration that points tofu at it.
+		"source/cache/mirrorserve": {"source/cache", "source/cliconfig"},
 		"source/git/gittest":           {"source/git"},
 		"source/oci/ocitest":           {"source/oci"},
 		"source/registry/registrytest": {"source/registry"},
