@@ -26,12 +26,12 @@ func TestImportRules(t *testing.T) {
 	// Who may import a concrete source, besides resolve/install, examples
 	// and the interop suite.
 	mayImport := map[string][]string{
-		"source/cliconfig":             {"source/registry", "source/mirror", "source/oci"},
-		"source/providercache":         {"source/mirror"},
-		"source/cache/ocitier":         {"source/cache", "source/cliconfig", "source/oci"},
+		"source/cliconfig":     {"source/registry", "source/mirror", "source/oci"},
+		"source/providercache": {"source/mirror"},
+		"source/cache/ocitier": {"source/cache", "source/cliconfig", "source/oci"},
 		// The cache served to stock tofu as a network mirror: it fills the
 		// cache and writes the CLI configuration that points tofu at it.
-		"source/cache/mirrorserve": {"source/cache", "source/cliconfig"},
+		"source/cache/mirrorserve":     {"source/cache", "source/cliconfig"},
 		"source/git/gittest":           {"source/git"},
 		"source/oci/ocitest":           {"source/oci"},
 		"source/registry/registrytest": {"source/registry"},

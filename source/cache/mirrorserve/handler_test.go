@@ -319,4 +319,3 @@ func TestNewNeedsItsOptions(t *testing.T) {
 		}
 	}
 }
-

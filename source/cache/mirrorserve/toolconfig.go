@@ -45,7 +45,7 @@ type ToolConfig struct {
 	// ConfigFile is the CLI configuration, for TF_CLI_CONFIG_FILE.
 	ConfigFile string
 	// CertFile is the certificate bundle, for SSL_CERT_FILE.
-	CertFile string
+	CertFile   string
 	keepTokens bool
 }
 
