@@ -26,12 +26,9 @@ func TestImportRules(t *testing.T) {
 	// Who may import a concrete source, besides resolve/install, examples
 	// and the interop suite.
 	mayImport := map[string][]string{
-		"source/cliconfig":     {"source/registry", "source/mirror", "source/oci"},
-		"source/providercache": {"source/mirror"},
-		"source/cache/ocitier": {"source/cache", "source/cliconfig", "source/oci"},
-		// The cache served to stock tofu as a network mirror: it fills the
-		// cache and writes the CLI configuration that points tofu at it.
-		"source/cache/mirrorserve":     {"source/cache", "source/cliconfig"},
+		"source/cliconfig":             {"source/registry", "source/mirror", "source/oci"},
+		"source/providercache":         {"source/mirror"},
+		"source/cache/ocitier":         {"source/cache", "source/cliconfig", "source/oci"},
 		"source/git/gittest":           {"source/git"},
 		"source/oci/ocitest":           {"source/oci"},
 		"source/registry/registrytest": {"source/registry"},
@@ -41,6 +38,9 @@ func TestImportRules(t *testing.T) {
 		"source/sourcetest": {"source/cache"},
 		// Test support: a process killed in the middle of a cache fill.
 		"internal/killtest": {"source/cache"},
+		// The cache served to stock tofu as a network mirror: it fills the
+		// cache and writes the CLI configuration that points tofu at it.
+		"source/cache/mirrorserve": {"source/cache", "source/cliconfig"},
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) < 20 {
