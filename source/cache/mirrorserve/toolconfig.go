@@ -100,20 +100,21 @@ func WriteToolConfig(dir, mirrorURL string, certPEM []byte, opts ToolConfigOptio
 			b.WriteString("plugin_cache_may_break_dependency_lock_file = true\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nprovider_installation {\n  network_mirror {\n    url = %s\n", quote(mirrorURL))
-	if opts.TrustAllHashes {
-		b.WriteString("    trust_all_hashes = true\n")
-	}
-	b.WriteString("  }\n")
+	b.WriteString("\nprovider_installation {\n")
 	if u := opts.User; u != nil && u.ProviderInstallation != nil && len(u.ProviderInstallation.DevOverrides) > 0 {
 		var lines []string
 		for addr, d := range u.ProviderInstallation.DevOverrides {
 			lines = append(lines, fmt.Sprintf("    %s = %s\n", quote(provaddr.String(addr)), quote(d)))
 		}
 		slices.Sort(lines)
+		// First: tofu refuses dev_overrides after another method.
 		b.WriteString("  dev_overrides {\n" + strings.Join(lines, "") + "  }\n")
 	}
-	b.WriteString("}\n")
+	fmt.Fprintf(&b, "  network_mirror {\n    url = %s\n", quote(mirrorURL))
+	if opts.TrustAllHashes {
+		b.WriteString("    trust_all_hashes = true\n")
+	}
+	b.WriteString("  }\n}\n")
 
 	var certs bytes.Buffer
 	certs.Write(certPEM)

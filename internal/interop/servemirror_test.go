@@ -1,0 +1,241 @@
+package interop
+
+import (
+	"bytes"
+	"context"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/cache/mirrorserve"
+)
+
+// mirror is tflock's cache served to stock tools by mirrorserve, over the
+// world's registry as the user's CLI configuration reaches it.
+type mirror struct {
+	h       *mirrorserve.Handler
+	srv     *mirrorserve.Server
+	cache   *cache.Cache
+	sources *install.Sources
+	env     []string // the world's environment pointed at the mirror
+}
+
+// getenv reads a variable of the world's environment.
+func (w *world) getenv(name string) string {
+	for _, kv := range w.env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// startMirror starts a mirror over the world's sources (the CLI
+// configuration of the world, its registry) with a cache of its own.
+func (w *world) startMirror(name string, opts mirrorserve.ToolConfigOptions) *mirror {
+	w.t.Helper()
+	ctx := context.Background()
+	srcs, diags := install.NewSources(ctx, install.SourcesOptions{Env: w.env, Home: w.home, WorkDir: w.dir, HTTPClient: w.w.Registry.Client()})
+	if diags.HasErrors() {
+		w.t.Fatal(diags)
+	}
+	c, err := cache.Open(filepath.Join(w.home, "mirror-cache"), cache.Options{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives")})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	srv, err := mirrorserve.Start(ctx, h, mirrorserve.ServeOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { _ = srv.Close() })
+	opts.User = srcs.Config
+	opts.RootsFile = w.getenv("SSL_CERT_FILE")
+	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool-"+name), srv.URL, srv.CertPEM, opts)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return &mirror{h: h, srv: srv, cache: c, sources: srcs, env: tc.Environ(w.env)}
+}
+
+// runEnv is run in another directory with another environment.
+func (w *world) runIn(dir string, env []string, wantCode int, bin string, args ...string) string {
+	w.t.Helper()
+	saved, savedEnv := w.dir, w.env
+	w.dir, w.env = dir, env
+	defer func() { w.dir, w.env = saved, savedEnv }()
+	return w.run(wantCode, bin, args...)
+}
+
+// unit makes another configuration directory with the world's main.tf and
+// the lock file given.
+func (w *world) unit(name string, lock []byte) string {
+	w.t.Helper()
+	dir := filepath.Join(filepath.Dir(w.dir), name)
+	writeFile(w.t, filepath.Join(dir, "main.tf"), providersTF)
+	if lock != nil {
+		writeFile(w.t, filepath.Join(dir, ".terraform.lock.hcl"), string(lock))
+	}
+	return dir
+}
+
+func readFile(t testing.TB, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestInteropServedMirror: stock tofu (and terraform) install through
+// tflock's served mirror: with the lock file tflock wrote for the
+// configuration, each keeps it byte for byte (its own checksum check
+// against it passes); the first unit has each package downloaded from the
+// origin once, a second unit downloads nothing from the origin. The tool
+// is given no credential and no address of the origin.
+func TestInteropServedMirror(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	w := newWorld(t)
+	w.config(map[string]string{"main.tf": providersTF})
+	w.tflock(0)
+	lock := w.read(".terraform.lock.hcl")
+	base := w.providerDownloads()
+
+	m := w.startMirror("tofu", mirrorserve.ToolConfigOptions{TrustAllHashes: true})
+	cfg := readFile(t, m.env[len(m.env)-2][len("TF_CLI_CONFIG_FILE="):])
+	if strings.Contains(string(cfg), "registry.example.test/acme") || strings.Count(string(cfg), "provider_installation") != 1 {
+		t.Errorf("the tool configuration:\n%s", cfg)
+	}
+
+	tools := []struct{ name, bin string }{{"tofu", tofu}}
+	if tf := os.Getenv("TFLOCK_TERRAFORM"); tf != "" {
+		tools = append(tools, struct{ name, bin string }{"terraform", tool(t, "TFLOCK_TERRAFORM", "terraform")})
+	}
+	for i, tl := range tools {
+		// terraform does not know trust_all_hashes.
+		tm := m
+		if tl.name == "terraform" {
+			tm = w.startMirror("terraform", mirrorserve.ToolConfigOptions{})
+		}
+		env := tm.env
+		for _, unit := range []string{"first", "second"} {
+			dir := w.unit(fmt.Sprintf("%s-%s", tl.name, unit), lock)
+			before := w.providerDownloads()
+			out := w.runIn(dir, env, 0, tl.bin, "init", "-input=false", "-no-color")
+			if got := readFile(t, filepath.Join(dir, ".terraform.lock.hcl")); !bytes.Equal(got, lock) {
+				t.Errorf("%s %s unit changed the lock file tflock wrote\n--- tflock\n%s\n--- after\n%s\n%s", tl.name, unit, lock, got, out)
+			}
+			served := tm.h.Stats().Served
+			if !strings.Contains(out, "Installed registry.example.test/acme/cloud") || served == 0 {
+				t.Errorf("%s %s unit: %d archives served by the mirror; output:\n%s", tl.name, unit, served, out)
+			}
+			t.Logf("%s %s unit: mirror stats %+v", tl.name, unit, tm.h.Stats())
+			got := w.providerDownloads() - before
+			want := 0
+			if unit == "first" && i == 0 {
+				want = 2 // each provider's package for this platform, once
+			}
+			if got != want {
+				t.Errorf("%s %s unit: the origin served %d package downloads, want %d\n%s", tl.name, unit, got, want, out)
+			}
+		}
+	}
+	if n := w.providerDownloads() - base; n != 2 {
+		t.Errorf("the origin served %d package downloads in all, want 2", n)
+	}
+
+	// Without a lock file, tofu writes one through the mirror: its hashes
+	// are among those tflock recorded.
+	dir := w.unit("tofu-nolock", nil)
+	w.runIn(dir, m.env, 0, tofu, "init", "-input=false", "-no-color")
+	theirs := parseLock(t, readFile(t, filepath.Join(dir, ".terraform.lock.hcl")))
+	mine := parseLock(t, lock)
+	for pl := range theirs.Providers() {
+		ml := mine.Provider(pl.Addr)
+		if ml == nil || ml.Version != pl.Version {
+			t.Errorf("tofu locked %s %s, tflock %v", pl.Addr, pl.Version, ml)
+			continue
+		}
+		for _, h := range pl.Hashes {
+			if !containsHash(ml.Hashes, h) {
+				t.Errorf("tofu recorded %s for %s, which tflock did not", h, pl.Addr)
+			}
+		}
+	}
+}
+
+func containsHash[T comparable](list []T, h T) bool {
+	for _, v := range list {
+		if v == h {
+			return true
+		}
+	}
+	return false
+}
+
+// TestInteropMirrorDirectory: a directory written by WriteDir from the
+// lock file tflock wrote is a filesystem mirror and, served as static
+// files, a network mirror for stock tofu: either way it keeps the lock
+// file byte for byte and nothing is downloaded from the origin.
+func TestInteropMirrorDirectory(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	w := newWorld(t)
+	w.config(map[string]string{"main.tf": providersTF})
+	w.tflock(0)
+	lock := w.read(".terraform.lock.hcl")
+
+	mdir := filepath.Join(w.home, "mirror-dir")
+	w.run(0, tflockBinary(t), "mirror", "-cache-dir", filepath.Join(w.home, "tflock-cache"), "-platform", source.CurrentPlatform.String(), mdir, w.dir)
+	for _, name := range []string{"index.json", "2.1.0.json"} {
+		if _, err := os.Stat(filepath.Join(mdir, "registry.example.test/acme/dns", name)); err != nil {
+			t.Errorf("the mirror directory has no %s: %v", name, err)
+		}
+	}
+	before := w.providerDownloads()
+
+	fsConfig := filepath.Join(w.home, "fs-mirror.tfrc")
+	writeFile(t, fsConfig, fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path = %q\n  }\n}\n", mdir))
+	static := httptest.NewTLSServer(http.StripPrefix("/m", http.FileServer(http.Dir(mdir))))
+	t.Cleanup(static.Close)
+	netConfig := filepath.Join(w.home, "net-mirror.tfrc")
+	writeFile(t, netConfig, fmt.Sprintf("provider_installation {\n  network_mirror {\n    url = %q\n  }\n}\n", static.URL+"/m/"))
+	certs := filepath.Join(w.home, "static-certs.pem")
+	var pemBuf bytes.Buffer
+	pemBuf.Write(readFile(t, w.getenv("SSL_CERT_FILE")))
+	pemBuf.WriteString(string(pemEncode(static.Certificate().Raw)))
+	writeFile(t, certs, pemBuf.String())
+
+	for _, c := range []struct{ name, cfg string }{{"filesystem", fsConfig}, {"network", netConfig}} {
+		var env []string
+		for _, kv := range w.env {
+			if !strings.HasPrefix(kv, "TF_CLI_CONFIG_FILE=") && !strings.HasPrefix(kv, "SSL_CERT_FILE=") {
+				env = append(env, kv)
+			}
+		}
+		env = append(env, "TF_CLI_CONFIG_FILE="+c.cfg, "SSL_CERT_FILE="+certs)
+		dir := w.unit("dir-"+c.name, lock)
+		out := w.runIn(dir, env, 0, tofu, "init", "-input=false", "-no-color")
+		if got := readFile(t, filepath.Join(dir, ".terraform.lock.hcl")); !bytes.Equal(got, lock) {
+			t.Errorf("%s mirror: tofu changed the lock file\n--- tflock\n%s\n--- after\n%s\n%s", c.name, lock, got, out)
+		}
+	}
+	if n := w.providerDownloads() - before; n != 0 {
+		t.Errorf("the origin served %d package downloads through the mirror directory", n)
+	}
+}
+
+func pemEncode(der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
