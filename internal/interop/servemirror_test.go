@@ -16,6 +16,7 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cache/mirrorserve"
+	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
 // mirror is tflock's cache served to stock tools by mirrorserve, over the
@@ -238,4 +239,88 @@ func TestInteropMirrorDirectory(t *testing.T) {
 
 func pemEncode(der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// TestInteropServedMirrorCompleteLock: for a provider of OpenTofu's default
+// registry, a tofu told to trust the mirror's hashes (trust_all_hashes,
+// which the served configuration can set) writes, through the mirror and
+// without a lock file, a lock that is not partial: the zh: and h1: of
+// every platform, as the mirror's VERSION.json lists them (a superset of
+// what tflock records installing from the registry).
+func TestInteropServedMirrorCompleteLock(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	w := newWorld(t)
+	const host = "registry.opentofu.org"
+	plats := []string{"linux_amd64", "darwin_arm64", "windows_amd64"}
+	fx := registrytest.Fixtures{Providers: []registrytest.Provider{{Addr: host + "/acme/cloud", Unsigned: true, Versions: []registrytest.ProviderVersion{{Version: "1.4.0", Platforms: plats}}}}}
+	reg := registrytest.New(t, fx, registrytest.Options{Hosts: []string{host}, Packages: true})
+	cli := filepath.Join(w.home, "default-registry.tfrc")
+	writeFile(t, cli, fmt.Sprintf("host %q {\n  services = {\n    \"providers.v1\" = \"%s/v1/providers/\"\n  }\n}\n", host, reg.URL))
+	const tf = "terraform {\n  required_providers {\n    cloud = {\n      source = \"acme/cloud\"\n    }\n  }\n}\n"
+
+	ctx := context.Background()
+	srcs, diags := install.NewSources(ctx, install.SourcesOptions{ConfigFiles: []string{cli}, Env: []string{}, Home: w.home, HTTPClient: reg.Client()})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	c, err := cache.Open(filepath.Join(w.home, "mirror-cache"), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// tflock's lock file for the configuration.
+	mine := filepath.Join(w.home, "tflock-unit")
+	writeFile(t, filepath.Join(mine, "main.tf"), tf)
+	res, err := install.Init(ctx, install.Options{Dir: mine, Source: srcs.Source, Cache: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := install.WriteLock(filepath.Join(mine, ".terraform.lock.hcl"), res); err != nil {
+		t.Fatal(err)
+	}
+
+	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mirrorserve.Start(ctx, h, mirrorserve.ServeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool"), srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, TrustAllHashes: true, RootsFile: w.getenv("SSL_CERT_FILE")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(w.home, "tofu-unit")
+	writeFile(t, filepath.Join(dir, "main.tf"), tf)
+	out := w.runIn(dir, tc.Environ(w.env), 0, tofu, "init", "-input=false", "-no-color")
+	if strings.Contains(out, "Incomplete lock file information") {
+		t.Errorf("tofu warned that its lock file is incomplete:\n%s", out)
+	}
+	theirs := readFile(t, filepath.Join(dir, ".terraform.lock.hcl"))
+	lf := parseLock(t, theirs)
+	for pl := range lf.Providers() {
+		var zh, h1 int
+		for _, x := range pl.Hashes {
+			switch {
+			case strings.HasPrefix(string(x), "zh:"):
+				zh++
+			case strings.HasPrefix(string(x), "h1:"):
+				h1++
+			}
+		}
+		if zh != len(plats) || h1 != len(plats) {
+			t.Errorf("tofu's lock file records %d zh: and %d h1: for %s, want %d of each (every platform):\n%s", zh, h1, pl.Addr, len(plats), theirs)
+		}
+	}
+	// tflock's own lock (from the registry: the installed package's h1:,
+	// every platform's signed zh:) is a part of it.
+	m := readFile(t, filepath.Join(mine, ".terraform.lock.hcl"))
+	for pl := range parseLock(t, m).Providers() {
+		for _, x := range pl.Hashes {
+			if !containsHash(lf.ProviderHashes(pl.Addr), x) {
+				t.Errorf("tofu's lock file through the mirror lacks %s, which tflock records\n--- tflock\n%s\n--- tofu\n%s", x, m, theirs)
+			}
+		}
+	}
 }
