@@ -8,11 +8,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cache/mirrorserve"
@@ -323,4 +327,139 @@ func TestInteropServedMirrorCompleteLock(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInteropMirrorManyAtOnce: stock tofu processes started together
+// against one served mirror, each in a unit of its own without a lock
+// file: every one succeeds (tofu's checksum verification of what the
+// mirror serves passes), each package is downloaded from the origin once,
+// and the lock files they write are identical. The same number of
+// "tofu init" with a shared TF_PLUGIN_CACHE_DIR straight from the registry
+// is run for comparison, and the figures (wall time, origin requests,
+// bytes on disk) logged. TFLOCK_MIRROR_FLEET=N sets the number of
+// processes (default 4; the measurement used 50) and the size of
+// each package (8 MiB of program-like bytes then, else small).
+func TestInteropMirrorManyAtOnce(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	n, size := 4, 0
+	if s := os.Getenv("TFLOCK_MIRROR_FLEET"); s != "" {
+		if _, err := fmt.Sscan(s, &n); err != nil || n < 1 {
+			t.Fatalf("TFLOCK_MIRROR_FLEET=%q: want a number of processes", s)
+		}
+		size = 8 << 20
+	}
+	plats := installtest.Platforms()
+	fx := registrytest.Fixtures{Providers: []registrytest.Provider{
+		{Addr: "registry.example.test/acme/cloud", Versions: []registrytest.ProviderVersion{{Version: "1.0.0", Platforms: plats, Size: size, Binary: size > 0}}},
+		{Addr: "registry.example.test/acme/dns", Versions: []registrytest.ProviderVersion{{Version: "2.1.0", Platforms: plats, Size: size, Binary: size > 0}}},
+	}}
+	w := newWorldWith(t, fx, registrytest.Options{})
+	downloads := func() int {
+		d := 0
+		for _, p := range fx.Providers {
+			for _, v := range p.Versions {
+				for _, pl := range v.Platforms {
+					info, _ := w.w.Registry.ProviderPackage(p.Addr, v.Version, pl)
+					d += w.w.Registry.RequestsTo(fmt.Sprintf("/files/providers/%s/%s/%s", p.Addr, v.Version, info.Filename))
+				}
+			}
+		}
+		return d
+	}
+
+	// fleet runs n "tofu init" at once in new units named prefix-I with
+	// env, and returns the wall time, the units and the exit errors.
+	fleet := func(prefix string, env []string) (time.Duration, []string, []error) {
+		units := make([]string, n)
+		for i := range units {
+			units[i] = w.unit(fmt.Sprintf("%s-%d", prefix, i), nil)
+		}
+		errs := make([]error, n)
+		outs := make([][]byte, n)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i := range units {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, tofu, "init", "-input=false", "-no-color")
+				cmd.Dir, cmd.Env = units[i], env
+				outs[i], errs[i] = cmd.CombinedOutput()
+				if errs[i] != nil {
+					errs[i] = fmt.Errorf("%w\n%s", errs[i], outs[i])
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(start), units, errs
+	}
+
+	// Through the mirror.
+	m := w.startMirror("fleet", mirrorserve.ToolConfigOptions{})
+	reqs, dl := w.w.Registry.Requests(), downloads()
+	wall, units, errs := fleet("mirror", m.env)
+	mirrorReqs, mirrorDL := w.w.Registry.Requests()-reqs, downloads()-dl
+	failed := 0
+	for i, err := range errs {
+		if err != nil {
+			failed++
+			t.Errorf("unit %d: %v", i, err)
+		}
+	}
+	if mirrorDL != len(fx.Providers) {
+		t.Errorf("%d tofu processes through the mirror: the origin served %d package downloads, want %d (one per package)", n, mirrorDL, len(fx.Providers))
+	}
+	first := readFile(t, filepath.Join(units[0], ".terraform.lock.hcl"))
+	for _, u := range units[1:] {
+		if got := readFile(t, filepath.Join(u, ".terraform.lock.hcl")); !bytes.Equal(got, first) {
+			t.Errorf("lock files differ:\n--- %s\n%s\n--- %s\n%s", units[0], first, u, got)
+		}
+	}
+	mirrorBytes := diskBytes(t, append(units, filepath.Join(w.home, "mirror-cache"), filepath.Join(w.home, "mirror-archives"))...)
+	t.Logf("mirror: %d tofu init at once: %v wall, %d failed, %d origin requests (%d package downloads), %d bytes on disk (units, cache, archives)", n, wall.Round(time.Millisecond), failed, mirrorReqs, mirrorDL, mirrorBytes)
+
+	// Straight from the registry with a shared plugin cache directory.
+	pc := filepath.Join(w.home, "plugin-cache")
+	if err := os.MkdirAll(pc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reqs, dl = w.w.Registry.Requests(), downloads()
+	wall, units, errs = fleet("plugincache", append(append([]string{}, w.env...), "TF_PLUGIN_CACHE_DIR="+pc))
+	failed = 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+		}
+	}
+	t.Logf("TF_PLUGIN_CACHE_DIR: %d tofu init at once: %v wall, %d failed, %d origin requests (%d package downloads), %d bytes on disk (units, plugin cache)", n, wall.Round(time.Millisecond), failed, w.w.Registry.Requests()-reqs, downloads()-dl, diskBytes(t, append(units, pc)...))
+}
+
+// diskBytes is the size of the regular files under the directories given,
+// each file (inode) once: hard links are not counted twice, symbolic links
+// not at all.
+func diskBytes(t testing.TB, dirs ...string) int64 {
+	t.Helper()
+	seen := map[[2]uint64]bool{}
+	var total int64
+	for _, d := range dirs {
+		err := filepath.Walk(d, func(p string, info os.FileInfo, err error) error {
+			if err != nil || !info.Mode().IsRegular() {
+				return err
+			}
+			if id, ok := fileID(info); ok {
+				if seen[id] {
+					return nil
+				}
+				seen[id] = true
+			}
+			total += info.Size()
+			return nil
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	return total
 }
