@@ -434,6 +434,24 @@ func TestInteropMirrorManyAtOnce(t *testing.T) {
 		}
 	}
 	t.Logf("TF_PLUGIN_CACHE_DIR: %d tofu init at once: %v wall, %d failed, %d origin requests (%d package downloads), %d bytes on disk (units, plugin cache)", n, wall.Round(time.Millisecond), failed, w.w.Registry.Requests()-reqs, downloads()-dl, diskBytes(t, append(units, pc)...))
+
+	// Both: the mirror, and a plugin cache directory that the units link
+	// to instead of each extracting its own copy.
+	pc2 := filepath.Join(w.home, "plugin-cache-mirror")
+	if err := os.MkdirAll(pc2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reqs, dl = w.w.Registry.Requests(), downloads()
+	served := m.h.Stats().Served
+	wall, units, errs = fleet("both", append(append([]string{}, m.env...), "TF_PLUGIN_CACHE_DIR="+pc2))
+	failed = 0
+	for i, err := range errs {
+		if err != nil {
+			failed++
+			t.Errorf("mirror and plugin cache, unit %d: %v", i, err)
+		}
+	}
+	t.Logf("mirror and TF_PLUGIN_CACHE_DIR: %d tofu init at once: %v wall, %d failed, %d origin requests (%d package downloads), %d archives served, %d bytes on disk (units, plugin cache)", n, wall.Round(time.Millisecond), failed, w.w.Registry.Requests()-reqs, downloads()-dl, m.h.Stats().Served-served, diskBytes(t, append(units, pc2)...))
 }
 
 // diskBytes is the size of the regular files under the directories given,

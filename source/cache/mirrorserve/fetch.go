@@ -2,9 +2,7 @@ package mirrorserve
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +11,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
 // bringOptions are what bringArchive fetches with.
@@ -64,7 +63,7 @@ func bringArchive(ctx context.Context, o bringOptions, pkg source.ProviderPackag
 		err = os.Rename(f.Archive, zip)
 	} else {
 		// A filesystem mirror's own file, which is only read.
-		err = copyFile(zip, f.Archive)
+		err = fsutil.CopyFile(f.Archive, zip, 0o644)
 	}
 	if err != nil {
 		return hash.ZipSum{}, err
@@ -132,21 +131,4 @@ func hasComputable(hs []hash.Hash) bool {
 func inside(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-func copyFile(dst, src string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return errors.Join(err, os.Remove(dst))
-	}
-	return out.Close()
 }
