@@ -193,7 +193,10 @@ func (c *mirrorCommand) serve(ctx context.Context, out *printer, ch *cache.Cache
 	if archives == "" {
 		archives = filepath.Join(c.cacheDir, "mirror")
 	}
-	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: ch, Dir: archives, Remote: tier})
+	// Only the tool given the token gets packages: not every process of
+	// the machine.
+	token := mirrorserve.NewToken()
+	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: ch, Dir: archives, Remote: tier, Token: token})
 	if err != nil {
 		return 0, err
 	}
@@ -211,7 +214,7 @@ func (c *mirrorCommand) serve(ctx context.Context, out *printer, ch *cache.Cache
 		defer os.RemoveAll(d)
 		toolDir = d
 	}
-	tc, err := mirrorserve.WriteToolConfig(toolDir, srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, TrustAllHashes: c.trustAll})
+	tc, err := mirrorserve.WriteToolConfig(toolDir, srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, Token: token, TrustAllHashes: c.trustAll})
 	if err != nil {
 		return 0, err
 	}

@@ -56,7 +56,8 @@ func (w *world) startMirror(name string, opts mirrorserve.ToolConfigOptions) *mi
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives")})
+	token := mirrorserve.NewToken()
+	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives"), Token: token})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func (w *world) startMirror(name string, opts mirrorserve.ToolConfigOptions) *mi
 		w.t.Fatal(err)
 	}
 	w.t.Cleanup(func() { _ = srv.Close() })
-	opts.User = srcs.Config
+	opts.User, opts.Token = srcs.Config, token
 	opts.RootsFile = w.getenv("SSL_CERT_FILE")
 	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool-"+name), srv.URL, srv.CertPEM, opts)
 	if err != nil {
@@ -282,7 +283,8 @@ func TestInteropServedMirrorCompleteLock(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives")})
+	token := mirrorserve.NewToken()
+	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives"), Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +293,7 @@ func TestInteropServedMirrorCompleteLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool"), srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, TrustAllHashes: true, RootsFile: w.getenv("SSL_CERT_FILE")})
+	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool"), srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, Token: token, TrustAllHashes: true, RootsFile: w.getenv("SSL_CERT_FILE")})
 	if err != nil {
 		t.Fatal(err)
 	}

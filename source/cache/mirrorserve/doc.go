@@ -27,9 +27,14 @@
 // through to the remote tier) before it is published. No location and no
 // credential of the origin appears in what is served.
 //
+// The sources fetch with the user's credentials, so a handler given a
+// token ([Options.Token], [NewToken]) serves only requests that carry it:
+// another process of the machine gets nothing through it.
+//
 // [Start] serves a handler on loopback HTTPS with a self-signed certificate
-// of its own, and [WriteToolConfig] writes the CLI configuration and the
-// certificate bundle that point tofu and terraform at it: a whole
+// of its own, and [WriteToolConfig] writes the CLI configuration (with the
+// token as the mirror host's credentials) and the certificate bundle that
+// point tofu and terraform at it: a whole
 // configuration file for TF_CLI_CONFIG_FILE with the user's other
 // settings and one provider_installation block, so that a configuration
 // that has its own block is never broken (tofu allows one).

@@ -2,10 +2,14 @@ package mirrorserve
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,6 +55,24 @@ type Options struct {
 	// Events receives the sources' and the cache's events of the requests
 	// (source.WithEvents on each request's context); may be nil.
 	Events source.Events
+	// Token, when set, is required of every request: as a bearer token
+	// (tofu and terraform send the CLI configuration's credentials for
+	// the mirror's host, see [ToolConfigOptions.Token]) or, for an
+	// archive, as the "token" query parameter, which the archive URLs of
+	// VERSION.json carry (tofu sends no credentials with a package
+	// download). Without it, any process of the machine that can reach
+	// the port gets every package the sources can fetch with the user's
+	// credentials. [NewToken] makes one.
+	Token string
+}
+
+// NewToken returns a new random token for [Options.Token].
+func NewToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // Stats counts what a [Handler] did.
@@ -126,6 +148,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	if !h.authorized(r) {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
 	ctx := r.Context()
 	if h.o.Events != nil {
 		ctx = source.WithEvents(ctx, h.o.Events)
@@ -163,6 +190,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// authorized reports whether r carries the token, when there is one.
+func (h *Handler) authorized(r *http.Request) bool {
+	if h.o.Token == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok && strings.HasSuffix(r.URL.Path, ".zip") {
+		got, ok = r.URL.Query().Get("token"), true
+	}
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.o.Token)) == 1
 }
 
 // ArchiveName is the file name of a provider package's archive in a mirror:
@@ -286,7 +325,11 @@ func (h *Handler) versionDoc(ctx context.Context, addr tfaddr.Provider, v versio
 		if e, ok, err := h.o.Cache.Lookup(ctx, pkg, hs); err == nil && ok {
 			hs = append(hs, e.H1)
 		}
-		doc.Archives[p] = archiveJSON{URL: ArchiveName(pkg), Hashes: hashStrings(hs)}
+		u := ArchiveName(pkg)
+		if h.o.Token != "" {
+			u += "?token=" + url.QueryEscape(h.o.Token)
+		}
+		doc.Archives[p] = archiveJSON{URL: u, Hashes: hashStrings(hs)}
 	}
 	return doc, nil
 }

@@ -319,3 +319,45 @@ func TestNewNeedsItsOptions(t *testing.T) {
 		}
 	}
 }
+
+// With a token, a request without it gets 401 and nothing is fetched; the
+// JSON documents take it as a bearer token, an archive also as the query
+// parameter that VERSION.json's URLs carry.
+func TestHandlerToken(t *testing.T) {
+	e := newEnv(t, registrytest.Options{})
+	token := mirrorserve.NewToken()
+	h, err := mirrorserve.New(mirrorserve.Options{Source: e.src, Cache: e.cache, Dir: e.dir, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	base := srv.URL + "/" + addr + "/"
+	for _, u := range []string{base + "index.json", base + version + ".json", base + zipName, base + zipName + "?token=wrong", base + "index.json?token=" + token} {
+		if code, _ := get(t, u); code != http.StatusUnauthorized {
+			t.Errorf("%s: %d, want 401", u, code)
+		}
+	}
+	if n := e.reg.Requests(); n != 0 {
+		t.Errorf("unauthorized requests reached the origin: %d requests", n)
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+version+".json", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc versionDoc
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("with the token: %d %v", resp.StatusCode, err)
+	}
+	u := doc.Archives["linux_amd64"].URL
+	if u != zipName+"?token="+token {
+		t.Fatalf("archive URL %q", u)
+	}
+	if code, b := get(t, base+u); code != http.StatusOK || zhOf(b) != e.signed(t)["linux_amd64"] {
+		t.Errorf("archive with the URL's token: %d", code)
+	}
+}

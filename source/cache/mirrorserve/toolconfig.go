@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,9 @@ type ToolConfigOptions struct {
 	// talks to a registry itself (modules). Default false: no credential
 	// reaches the tool; the mirror holds the origins' credentials.
 	KeepCredentials bool
+	// Token is the mirror's token ([Options.Token]), written as the
+	// credentials of the mirror's host so that the tool sends it.
+	Token string
 	// RootsFile is the certificate bundle the tool trusts besides the
 	// mirror's certificate, so that it still reaches other HTTPS hosts.
 	// Default: the SSL_CERT_FILE of the environment, else the first of
@@ -77,6 +81,10 @@ func WriteToolConfig(dir, mirrorURL string, certPEM []byte, opts ToolConfigOptio
 	if !strings.HasPrefix(mirrorURL, "https://") || !strings.HasSuffix(mirrorURL, "/") {
 		return nil, fmt.Errorf("mirrorserve: mirror URL %q: tofu needs an https URL ending in a slash", mirrorURL)
 	}
+	mu, err := url.Parse(mirrorURL)
+	if err != nil {
+		return nil, fmt.Errorf("mirrorserve: mirror URL: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -99,6 +107,9 @@ func WriteToolConfig(dir, mirrorURL string, certPEM []byte, opts ToolConfigOptio
 		if u.PluginCacheMayBreakDependencyLockFile {
 			b.WriteString("plugin_cache_may_break_dependency_lock_file = true\n")
 		}
+	}
+	if opts.Token != "" {
+		fmt.Fprintf(&b, "\ncredentials %s {\n  token = %s\n}\n", quote(mu.Host), quote(opts.Token))
 	}
 	b.WriteString("\nprovider_installation {\n")
 	if u := opts.User; u != nil && u.ProviderInstallation != nil && len(u.ProviderInstallation.DevOverrides) > 0 {

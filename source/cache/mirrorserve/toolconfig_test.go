@@ -55,7 +55,7 @@ func TestWriteToolConfigReplacesTheInstallationAndDropsCredentials(t *testing.T)
 	if err := os.WriteFile(roots, []byte("-----BEGIN CERTIFICATE-----\nroots\n-----END CERTIFICATE-----\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tc, err := mirrorserve.WriteToolConfig(t.TempDir(), "https://127.0.0.1:4443/providers/", []byte("CERT\n"), mirrorserve.ToolConfigOptions{User: user, TrustAllHashes: true, RootsFile: roots})
+	tc, err := mirrorserve.WriteToolConfig(t.TempDir(), "https://127.0.0.1:4443/providers/", []byte("CERT\n"), mirrorserve.ToolConfigOptions{User: user, Token: "mirror-token", TrustAllHashes: true, RootsFile: roots})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +76,9 @@ func TestWriteToolConfigReplacesTheInstallationAndDropsCredentials(t *testing.T)
 	}
 	if pi != nil && len(pi.DevOverrides) != 1 {
 		t.Errorf("dev overrides %v", pi.DevOverrides)
+	}
+	if tok := got.Token("127.0.0.1:4443"); tok != "mirror-token" {
+		t.Errorf("the mirror's token: %q\n%s", tok, b)
 	}
 	if got.PluginCacheDir != "/var/cache/plugins" || got.Token("registry.example.test") != "" {
 		t.Errorf("plugin cache %q, token %q", got.PluginCacheDir, got.Token("registry.example.test"))
