@@ -237,6 +237,45 @@ func TestInteropMirrorDirectory(t *testing.T) {
 			t.Errorf("%s mirror: tofu changed the lock file\n--- tflock\n%s\n--- after\n%s\n%s", c.name, lock, got, out)
 		}
 	}
+
+	// The directory as the user's own installation method (a CLI
+	// configuration with its provider_installation block) behind the
+	// served mirror: tofu gets one block, the mirror's, and the packages
+	// come from the directory.
+	ctx := context.Background()
+	srcs, diags := install.NewSources(ctx, install.SourcesOptions{ConfigFiles: []string{fsConfig}, Env: []string{}, Home: w.home})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	c, err := cache.Open(filepath.Join(w.home, "fs-served-cache"), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := mirrorserve.NewToken()
+	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "fs-served-archives"), Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mirrorserve.Start(ctx, h, mirrorserve.ServeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "fs-served-tool"), srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, Token: token, RootsFile: w.getenv("SSL_CERT_FILE")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := string(readFile(t, tc.ConfigFile)); strings.Count(cfg, "provider_installation") != 1 || strings.Contains(cfg, "filesystem_mirror") {
+		t.Errorf("the tool's configuration:\n%s", cfg)
+	}
+	dir := w.unit("dir-served", lock)
+	out := w.runIn(dir, tc.Environ(w.env), 0, tofu, "init", "-input=false", "-no-color")
+	if got := readFile(t, filepath.Join(dir, ".terraform.lock.hcl")); !bytes.Equal(got, lock) {
+		t.Errorf("served from the user's filesystem mirror: tofu changed the lock file\n--- tflock\n%s\n--- after\n%s\n%s", lock, got, out)
+	}
+	if st := h.Stats(); st.Fetched != 2 || st.Served != 2 {
+		t.Errorf("served from the user's filesystem mirror: %+v, want 2 fetched (from the directory) and served\n%s", st, out)
+	}
 	if n := w.providerDownloads() - before; n != 0 {
 		t.Errorf("the origin served %d package downloads through the mirror directory", n)
 	}
@@ -482,4 +521,53 @@ func diskBytes(t testing.TB, dirs ...string) int64 {
 		}
 	}
 	return total
+}
+
+// TestInteropServedMirrorPrivateRegistry: the origin needs a token, which
+// the user's CLI configuration holds; the mirror fetches with it, and
+// stock tofu installs through the mirror without it: the token is in
+// neither the configuration nor the environment tofu gets, nor in the
+// files it writes.
+func TestInteropServedMirrorPrivateRegistry(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	const secret = "s3cr3t-origin-token"
+	w := newWorldWith(t, installtest.DefaultFixtures(), registrytest.Options{Token: secret})
+	cli := w.getenv("TF_CLI_CONFIG_FILE")
+	f, err := os.OpenFile(cli, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Fprintf(f, "\ncredentials %q {\n  token = %q\n}\n", installtest.RegistryHost, secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.config(map[string]string{"main.tf": providersTF})
+	w.tflock(0)
+	lock := w.read(".terraform.lock.hcl")
+
+	m := w.startMirror("private", mirrorserve.ToolConfigOptions{})
+	dir := w.unit("private", lock)
+	out := w.runIn(dir, m.env, 0, tofu, "init", "-input=false", "-no-color")
+	if got := readFile(t, filepath.Join(dir, ".terraform.lock.hcl")); !bytes.Equal(got, lock) {
+		t.Errorf("tofu changed the lock file\n--- tflock\n%s\n--- after\n%s\n%s", lock, got, out)
+	}
+	if m.h.Stats().Served == 0 {
+		t.Errorf("nothing served by the mirror:\n%s", out)
+	}
+	for _, kv := range m.env {
+		if strings.Contains(kv, secret) {
+			t.Errorf("the tool's environment holds the origin's token: %s", kv)
+		}
+		if p, ok := strings.CutPrefix(kv, "TF_CLI_CONFIG_FILE="); ok && strings.Contains(string(readFile(t, p)), secret) {
+			t.Errorf("the tool's CLI configuration holds the origin's token")
+		}
+	}
+	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() && strings.HasSuffix(p, ".json") && strings.Contains(string(readFile(t, p)), secret) {
+			t.Errorf("%s holds the origin's token", p)
+		}
+		return nil
+	})
 }
