@@ -22,6 +22,9 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cache/mirrorserve"
+	"github.com/tflock/tflock/source/cache/ocitier"
+	"github.com/tflock/tflock/source/oci"
+	"github.com/tflock/tflock/source/oci/ocitest"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -359,5 +362,42 @@ func TestHandlerToken(t *testing.T) {
 	}
 	if code, b := get(t, base+u); code != http.StatusOK || zhOf(b) != e.signed(t)["linux_amd64"] {
 		t.Errorf("archive with the URL's token: %d", code)
+	}
+}
+
+// With a remote tier: an archive fetched from the origin on one machine is
+// written through; another machine's mirror (its own cache, its own
+// archive directory) serves it from the tier, the origin's bytes, without
+// asking the origin.
+func TestHandlerRemoteTier(t *testing.T) {
+	e := newEnv(t, registrytest.Options{})
+	signed := e.signed(t)
+	reg := ocitest.New(t, ocitest.ServerOptions{})
+	machine := func() *httptest.Server {
+		tier, err := ocitier.New("oci://"+reg.Host()+"/fleet", ocitier.Options{OCI: oci.Options{PlainHTTP: true, HTTPClient: reg.Client()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := cache.Open(t.TempDir(), cache.Options{Remote: tier})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := mirrorserve.New(mirrorserve.Options{Source: e.src, Cache: c, Dir: t.TempDir(), Remote: tier})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	for i := range 2 {
+		srv := machine()
+		code, b := get(t, srv.URL+"/"+addr+"/"+zipName)
+		if code != http.StatusOK || zhOf(b) != signed["linux_amd64"] {
+			t.Fatalf("machine %d: %d, zh %s", i, code, zhOf(b))
+		}
+	}
+	if n := e.downloads(t, "linux_amd64"); n != 1 {
+		t.Errorf("the origin served %d downloads to two machines sharing a tier, want 1", n)
 	}
 }
