@@ -45,19 +45,25 @@ func (w *world) getenv(name string) string {
 
 // startMirror starts a mirror over the world's sources (the CLI
 // configuration of the world, its registry) with a cache of its own.
-func (w *world) startMirror(name string, opts mirrorserve.ToolConfigOptions) *mirror {
+func (w *world) startMirror(name string, o mirrorserve.ToolConfigOptions) *mirror {
+	return w.startMirrorStore(name, "", o)
+}
+
+// startMirrorStore is startMirror with a cache and an archive directory of
+// its own (their names end in suffix).
+func (w *world) startMirrorStore(name, suffix string, opts mirrorserve.ToolConfigOptions) *mirror {
 	w.t.Helper()
 	ctx := context.Background()
 	srcs, diags := install.NewSources(ctx, install.SourcesOptions{Env: w.env, Home: w.home, WorkDir: w.dir, HTTPClient: w.w.Registry.Client()})
 	if diags.HasErrors() {
 		w.t.Fatal(diags)
 	}
-	c, err := cache.Open(filepath.Join(w.home, "mirror-cache"), cache.Options{})
+	c, err := cache.Open(filepath.Join(w.home, "mirror-cache"+suffix), cache.Options{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	token := mirrorserve.NewToken()
-	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives"), Token: token})
+	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives"+suffix), Token: token})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -476,14 +482,14 @@ func TestInteropMirrorManyAtOnce(t *testing.T) {
 	}
 	t.Logf("TF_PLUGIN_CACHE_DIR: %d tofu init at once: %v wall, %d failed, %d origin requests (%d package downloads), %d bytes on disk (units, plugin cache)", n, wall.Round(time.Millisecond), failed, w.w.Registry.Requests()-reqs, downloads()-dl, diskBytes(t, append(units, pc)...))
 
-	// Both: the mirror, and a plugin cache directory that the units link
-	// to instead of each extracting its own copy.
+	// Both: a cold mirror, and a plugin cache directory that the units
+	// link to instead of each extracting its own copy.
+	m = w.startMirrorStore("fleet-both", "-both", mirrorserve.ToolConfigOptions{})
 	pc2 := filepath.Join(w.home, "plugin-cache-mirror")
 	if err := os.MkdirAll(pc2, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	reqs, dl = w.w.Registry.Requests(), downloads()
-	served := m.h.Stats().Served
 	wall, units, errs = fleet("both", append(append([]string{}, m.env...), "TF_PLUGIN_CACHE_DIR="+pc2))
 	failed = 0
 	for i, err := range errs {
@@ -492,7 +498,10 @@ func TestInteropMirrorManyAtOnce(t *testing.T) {
 			t.Errorf("mirror and plugin cache, unit %d: %v", i, err)
 		}
 	}
-	t.Logf("mirror and TF_PLUGIN_CACHE_DIR: %d tofu init at once: %v wall, %d failed, %d origin requests (%d package downloads), %d archives served, %d bytes on disk (units, plugin cache)", n, wall.Round(time.Millisecond), failed, w.w.Registry.Requests()-reqs, downloads()-dl, m.h.Stats().Served-served, diskBytes(t, append(units, pc2)...))
+	if d := downloads() - dl; d != len(fx.Providers) {
+		t.Errorf("mirror and plugin cache: the origin served %d package downloads, want %d", d, len(fx.Providers))
+	}
+	t.Logf("mirror and TF_PLUGIN_CACHE_DIR: %d tofu init at once: %v wall, %d failed, %d origin requests (%d package downloads), %d archives served, %d bytes on disk (units, plugin cache, mirror's cache and archives)", n, wall.Round(time.Millisecond), failed, w.w.Registry.Requests()-reqs, downloads()-dl, m.h.Stats().Served, diskBytes(t, append(units, pc2, filepath.Join(w.home, "mirror-cache-both"), filepath.Join(w.home, "mirror-archives-both"))...))
 }
 
 // diskBytes is the size of the regular files under the directories given,
