@@ -256,7 +256,7 @@ type archiveJSON struct {
 }
 
 func (h *Handler) serveIndex(ctx context.Context, w http.ResponseWriter, addr tfaddr.Provider) {
-	l, err := h.list(ctx, "versions "+provaddr.String(addr), func(l *listed) error {
+	l, err := h.list(ctx, "versions "+provaddr.String(addr), func(ctx context.Context, l *listed) error {
 		vs, err := h.o.Source.Versions(ctx, source.ProviderPackage{Addr: addr})
 		l.versions = vs
 		return err
@@ -284,7 +284,7 @@ func (h *Handler) serveVersion(ctx context.Context, w http.ResponseWriter, addr 
 // versionDoc is the VERSION.json of one release: every platform the origin
 // knows, each with the hashes known for it.
 func (h *Handler) versionDoc(ctx context.Context, addr tfaddr.Provider, v versions.Version) (versionJSON, error) {
-	l, err := h.list(ctx, "versions "+provaddr.String(addr), func(l *listed) error {
+	l, err := h.list(ctx, "versions "+provaddr.String(addr), func(ctx context.Context, l *listed) error {
 		vs, err := h.o.Source.Versions(ctx, source.ProviderPackage{Addr: addr})
 		l.versions = vs
 		return err
@@ -341,7 +341,7 @@ func (h *Handler) records(ctx context.Context, pkg source.ProviderPackage) ([]ha
 	if !ok {
 		return nil, nil
 	}
-	l, err := h.list(ctx, "checksums "+pkg.String(), func(l *listed) error {
+	l, err := h.list(ctx, "checksums "+pkg.String(), func(ctx context.Context, l *listed) error {
 		recs, err := cr.Checksums(ctx, source.ProviderPackage{Addr: pkg.Addr, Version: pkg.Version})
 		l.records = recs
 		return err
@@ -372,9 +372,10 @@ func hashStrings(hs []hash.Hash) []string {
 	return slices.Compact(out)
 }
 
-// list runs fill once for key among concurrent callers and keeps its
-// result for ListTTL (an error is not kept).
-func (h *Handler) list(ctx context.Context, key string, fill func(*listed) error) (*listed, error) {
+// list runs fill once for key among concurrent callers, with ctx's values
+// but not its cancellation, and keeps its result for ListTTL (an error is
+// not kept).
+func (h *Handler) list(ctx context.Context, key string, fill func(context.Context, *listed) error) (*listed, error) {
 	h.mu.Lock()
 	l := h.lists[key]
 	if l != nil {
@@ -390,7 +391,9 @@ func (h *Handler) list(ctx context.Context, key string, fill func(*listed) error
 		l = &listed{done: make(chan struct{}), at: time.Now()}
 		h.lists[key] = l
 		h.mu.Unlock()
-		l.err = fill(l)
+		// Shared by every request waiting: one that goes away does not
+		// fail the others (the sources' own timeouts bound it).
+		l.err = fill(context.WithoutCancel(ctx), l)
 		close(l.done)
 		return l, l.err
 	}
@@ -453,7 +456,7 @@ func (h *Handler) Archive(ctx context.Context, pkg source.ProviderPackage) (stri
 		h.inflight[p] = fl
 		h.mu.Unlock()
 
-		fl.err = h.bring(ctx, pkg, p)
+		fl.err = h.bring(context.WithoutCancel(ctx), pkg, p)
 		h.mu.Lock()
 		delete(h.inflight, p)
 		if fl.err == nil {
