@@ -80,7 +80,8 @@ type Stats struct {
 	// Fetched is the number of archives brought from the origin or the
 	// remote tier (misses of the archive directory).
 	Fetched int64
-	// Served is the number of archives served.
+	// Served is the number of archives served (GET requests; terraform
+	// also asks with HEAD first).
 	Served int64
 }
 
@@ -423,7 +424,9 @@ func (h *Handler) serveArchive(ctx context.Context, w http.ResponseWriter, r *ht
 		h.fail(w, err)
 		return
 	}
-	h.served.Add(1)
+	if r.Method == http.MethodGet {
+		h.served.Add(1)
+	}
 	w.Header().Set("Content-Type", "application/zip")
 	http.ServeContent(w, r, "", st.ModTime(), f)
 }
