@@ -61,6 +61,7 @@ func WriteDir(ctx context.Context, dir string, lock *lockfile.File, opts DirOpti
 	case lock == nil:
 		return nil, errors.New("mirrorserve: no lock file")
 	}
+	sweep(dir)
 	res := &DirResult{}
 	for pl := range lock.Providers() {
 		if len(pl.Hashes) == 0 {

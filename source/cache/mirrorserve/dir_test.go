@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/source"
@@ -129,5 +130,35 @@ func TestWriteDirVerifiesAgainstTheLock(t *testing.T) {
 	})
 	if len(left) != 0 {
 		t.Errorf("files left: %v", left)
+	}
+}
+
+// What a killed run left in an archive directory is swept by New when it
+// is old enough to be nobody's work any more; a recent one is left.
+func TestNewSweepsDebris(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "registry.example.test", "acme", "cloud", ".tflock-tmp-1")
+	recent := filepath.Join(dir, "registry.example.test", "acme", "cloud", ".tflock-tmp-2")
+	for _, d := range []string{old, recent} {
+		if err := os.MkdirAll(filepath.Join(d, "fetch"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "package.zip"), []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	then := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, then, then); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, registrytest.Options{})
+	if _, err := mirrorserve.New(mirrorserve.Options{Source: e.src, Cache: e.cache, Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the old work directory is still there: %v", err)
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("a recent work directory was removed: %v", err)
 	}
 }

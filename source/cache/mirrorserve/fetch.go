@@ -3,10 +3,12 @@ package mirrorserve
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
@@ -29,7 +31,7 @@ func bringArchive(ctx context.Context, o bringOptions, pkg source.ProviderPackag
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return hash.ZipSum{}, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dst), ".tflock-tmp-")
+	tmp, err := os.MkdirTemp(filepath.Dir(dst), tmpPrefix)
 	if err != nil {
 		return hash.ZipSum{}, err
 	}
@@ -118,6 +120,32 @@ func checkArchive(ctx context.Context, c *cache.Cache, pkg source.ProviderPackag
 		return hash.ZipSum{}, &source.Error{Package: pkg, Err: &cache.MismatchError{Got: []hash.Hash{h1, zh}, Want: []hash.Hash{e.H1}}}
 	}
 	return sum, nil
+}
+
+// tmpPrefix names the work files and directories of this package in an
+// archive or tool directory.
+const tmpPrefix = ".tflock-tmp-"
+
+// staleAfter is how old a work directory must be before sweep takes it for
+// the debris of a killed run rather than the work of a running one.
+const staleAfter = time.Hour
+
+// sweep removes under dir the work directories and files of runs that
+// were killed (older than staleAfter). Errors are ignored: debris costs
+// only space.
+func sweep(dir string) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !strings.HasPrefix(d.Name(), tmpPrefix) {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && time.Since(info.ModTime()) > staleAfter {
+			_ = os.RemoveAll(p)
+		}
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
+	})
 }
 
 func hasScheme(hs []hash.Hash, s hash.Scheme) bool {

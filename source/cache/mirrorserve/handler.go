@@ -40,8 +40,9 @@ type Options struct {
 	Cache *cache.Cache
 	// Dir is the archive directory: the archives served, in the packed
 	// layout of a filesystem mirror (HOST/NAMESPACE/TYPE/
-	// terraform-provider-TYPE_VERSION_OS_ARCH.zip). Created if missing.
-	// Required.
+	// terraform-provider-TYPE_VERSION_OS_ARCH.zip). Created if missing;
+	// what a killed run left in it (".tflock-tmp-*", an hour old) is
+	// removed by New. Required.
 	Dir string
 	// Remote, when set, is asked for an archive before the origin: give
 	// the remote tier of Cache (cache.Options.Remote), so that a package
@@ -132,6 +133,7 @@ func New(opts Options) (*Handler, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mirrorserve: %w", err)
 	}
+	sweep(opts.Dir)
 	return &Handler{o: opts, inflight: map[string]*flight{}, lists: map[string]*listed{}, verified: map[string]fileStamp{}}, nil
 }
 

@@ -238,7 +238,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // writeAtomic writes a file by renaming a complete temporary file over it.
 func writeAtomic(p string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(p), ".tflock-tmp-")
+	f, err := os.CreateTemp(filepath.Dir(p), tmpPrefix)
 	if err != nil {
 		return err
 	}
