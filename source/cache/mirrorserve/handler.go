@@ -115,6 +115,7 @@ type listed struct {
 type fileStamp struct {
 	size int64
 	mod  time.Time
+	h1   hash.Hash // the h1: of the archive's files
 }
 
 // New returns a Handler, or an error naming the option missing.
@@ -325,8 +326,8 @@ func (h *Handler) versionDoc(ctx context.Context, addr tfaddr.Provider, v versio
 		}
 		pkg := source.ProviderPackage{Addr: addr, Version: v, Platform: plat}
 		hs := platformHashes(recs, p)
-		if e, ok, err := h.o.Cache.Lookup(ctx, pkg, hs); err == nil && ok {
-			hs = append(hs, e.H1)
+		if h1, ok := h.knownH1(ctx, pkg, hs); ok {
+			hs = append(hs, h1)
 		}
 		u := ArchiveName(pkg)
 		if h.o.Token != "" {
@@ -453,7 +454,7 @@ func (h *Handler) Archive(ctx context.Context, pkg source.ProviderPackage) (stri
 			}
 			continue // checked by the flight; see again with the lock held
 		}
-		if st, err := os.Stat(p); err == nil && h.verified[p] == (fileStamp{st.Size(), st.ModTime()}) {
+		if st, err := os.Stat(p); err == nil && h.verified[p].same(st) {
 			h.mu.Unlock()
 			return p, nil
 		}
@@ -461,12 +462,13 @@ func (h *Handler) Archive(ctx context.Context, pkg source.ProviderPackage) (stri
 		h.inflight[p] = fl
 		h.mu.Unlock()
 
-		fl.err = h.bring(context.WithoutCancel(ctx), pkg, p)
+		var sum hash.ZipSum
+		sum, fl.err = h.bring(context.WithoutCancel(ctx), pkg, p)
 		h.mu.Lock()
 		delete(h.inflight, p)
 		if fl.err == nil {
 			if st, err := os.Stat(p); err == nil {
-				h.verified[p] = fileStamp{st.Size(), st.ModTime()}
+				h.verified[p] = fileStamp{st.Size(), st.ModTime(), sum.H1}
 			}
 		}
 		h.mu.Unlock()
@@ -479,24 +481,51 @@ func (h *Handler) Archive(ctx context.Context, pkg source.ProviderPackage) (stri
 }
 
 // bring checks the archive at p, or brings it there.
-func (h *Handler) bring(ctx context.Context, pkg source.ProviderPackage, p string) error {
+func (h *Handler) bring(ctx context.Context, pkg source.ProviderPackage, p string) (hash.ZipSum, error) {
 	recs, err := h.records(ctx, pkg)
 	if err != nil {
-		return err
+		return hash.ZipSum{}, err
 	}
 	want := platformHashes(recs, pkg.Platform.String())
 	if _, err := os.Stat(p); err == nil {
 		// Put there by an earlier run (or another process): checked as
 		// a download is, then used.
-		if _, err := checkArchive(ctx, h.o.Cache, pkg, p, want, nil); err == nil {
-			return nil
+		if sum, err := checkArchive(ctx, h.o.Cache, pkg, p, want, nil); err == nil {
+			return sum, nil
 		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
+			return hash.ZipSum{}, err
 		}
 	}
-	_, err = bringArchive(ctx, bringOptions{Source: h.o.Source, Cache: h.o.Cache, Remote: h.o.Remote}, pkg, want, p, func() { h.fetched.Add(1) })
-	return err
+	return bringArchive(ctx, bringOptions{Source: h.o.Source, Cache: h.o.Cache, Remote: h.o.Remote}, pkg, want, p, func() { h.fetched.Add(1) })
+}
+
+// same reports whether st is the file that was verified.
+func (f fileStamp) same(st os.FileInfo) bool {
+	return f.h1 != "" && f.size == st.Size() && f.mod.Equal(st.ModTime())
+}
+
+// knownH1 is the h1: of pkg's archive when the handler verified it, or the
+// cache holds pkg (asked only when the cache has no remote tier: a lookup
+// would download from the tier every platform a VERSION.json lists).
+func (h *Handler) knownH1(ctx context.Context, pkg source.ProviderPackage, hs []hash.Hash) (hash.Hash, bool) {
+	p := archivePath(h.o.Dir, pkg)
+	h.mu.Lock()
+	f := h.verified[p]
+	h.mu.Unlock()
+	if f.h1 != "" {
+		if st, err := os.Stat(p); err == nil && f.same(st) {
+			return f.h1, true
+		}
+	}
+	if h.o.Cache.Tiered() {
+		return "", false
+	}
+	e, ok, err := h.o.Cache.Lookup(ctx, pkg, hs)
+	if err != nil || !ok {
+		return "", false
+	}
+	return e.H1, true
 }
 
 func (h *Handler) fail(w http.ResponseWriter, err error) {
