@@ -162,7 +162,12 @@ func (c *mirrorCommand) mirror(ctx context.Context, out *printer, ch *cache.Cach
 	if lockPath == "" {
 		lockPath = filepath.Join(conf, install.LockFileName)
 	}
-	lock, err := lockfile.ParseFile(lockPath)
+	// A missing file parses as an empty lock: asked first.
+	_, err := os.Stat(lockPath)
+	var lock *lockfile.File
+	if err == nil {
+		lock, err = lockfile.ParseFile(lockPath)
+	}
 	switch {
 	case err == nil:
 		out.printf("Mirroring the providers of %s for %s into %s...\n", lockPath, platformList(plats), dir)

@@ -116,3 +116,34 @@ func TestServeCommandRunsACommand(t *testing.T) {
 		t.Errorf("a TF_TOKEN_ variable reached the command:\n%s", o)
 	}
 }
+
+// Without a lock file, lock mirror locks the configuration first (for the
+// platforms asked for, as providers-lock) and mirrors what it locked; it
+// writes no lock file.
+func TestMirrorCommandFromAConfiguration(t *testing.T) {
+	src, _ := packedMirror(t)
+	conf := t.TempDir()
+	cli := filepath.Join(conf, "cli.tfrc")
+	if err := os.WriteFile(cli, []byte(fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path = %q\n  }\n}\n", src)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TF_CLI_CONFIG_FILE", cli)
+	if err := os.WriteFile(filepath.Join(conf, "main.tf"), []byte(toolConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "mirror")
+	var out, errb bytes.Buffer
+	args := []string{"mirror", "-cache-dir", t.TempDir(), "-platform", "windows_amd64", dst, conf}
+	if code := run(context.Background(), args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "No lock file: locking") || !strings.Contains(out.String(), "1 archives written") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dst, "example.test/acme/tool/terraform-provider-tool_1.3.0_windows_amd64.zip")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(conf, ".terraform.lock.hcl")); !os.IsNotExist(err) {
+		t.Errorf("a lock file was written: %v", err)
+	}
+}
