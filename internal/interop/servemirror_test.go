@@ -367,6 +367,31 @@ func TestInteropServedMirrorCompleteLock(t *testing.T) {
 	// tflock's own lock (from the registry: the installed package's h1:,
 	// every platform's signed zh:) is a part of it.
 	m := readFile(t, filepath.Join(mine, ".terraform.lock.hcl"))
+
+	// With tflock's lock file, a tofu trusting the mirror's hashes adds the
+	// h1: of the other platforms to it; without trust_all_hashes it keeps
+	// it byte for byte.
+	for _, trust := range []bool{true, false} {
+		env := tc.Environ(w.env)
+		if !trust {
+			plain, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool-plain"), srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, Token: token, RootsFile: w.getenv("SSL_CERT_FILE")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env = plain.Environ(w.env)
+		}
+		u := filepath.Join(w.home, fmt.Sprintf("tofu-locked-%v", trust))
+		writeFile(t, filepath.Join(u, "main.tf"), tf)
+		writeFile(t, filepath.Join(u, ".terraform.lock.hcl"), string(m))
+		out := w.runIn(u, env, 0, tofu, "init", "-input=false", "-no-color")
+		got := readFile(t, filepath.Join(u, ".terraform.lock.hcl"))
+		switch {
+		case !trust && !bytes.Equal(got, m):
+			t.Errorf("without trust_all_hashes tofu changed tflock's lock file\n--- tflock\n%s\n--- after\n%s\n%s", m, got, out)
+		case trust && !bytes.Equal(got, theirs):
+			t.Errorf("with trust_all_hashes, tofu on tflock's lock file wrote\n%s\nwant what it writes without one\n%s", got, theirs)
+		}
+	}
 	for pl := range parseLock(t, m).Providers() {
 		for _, x := range pl.Hashes {
 			if !containsHash(lf.ProviderHashes(pl.Addr), x) {

@@ -26,7 +26,8 @@ type ToolConfigOptions struct {
 	// TrustAllHashes writes trust_all_hashes = true in the network_mirror
 	// block: OpenTofu (1.10 and later) then records in the lock file the
 	// hashes the mirror lists for every platform, for the providers of
-	// its default registry, so that a lock file it writes is complete.
+	// its default registry, so that a lock file it writes is complete;
+	// it then also adds them to an existing lock file that lacks them.
 	// Terraform does not know the argument; leave it false for terraform.
 	TrustAllHashes bool
 	// KeepCredentials keeps the credentials blocks of User and, in
