@@ -64,7 +64,7 @@ func parseMirrorArgs(args []string, stderr io.Writer) (*mirrorCommand, error) {
 		fs.StringVar(&c.archives, "archives", "", "the archive directory of the mirror (default: mirror/ in the cache directory)")
 		fs.StringVar(&c.toolConfig, "tool-config", "", "where to write the CLI configuration and certificates for tofu (default: a temporary directory)")
 		fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "the loopback address to listen on")
-		fs.BoolVar(&c.trustAll, "trust-all-hashes", false, "write trust_all_hashes = true for tofu (1.10+): a lock file it writes gets every platform's hashes (terraform refuses the argument)")
+		fs.BoolVar(&c.trustAll, "trust-all-hashes", false, "write trust_all_hashes = true for tofu (1.10+): a lock file it writes gets every platform's hashes (terraform 1.11 ignores the argument)")
 		fs.Usage = func() {
 			fmt.Fprintf(stderr, "usage: lock serve [flags] [-- COMMAND [ARGS...]]\n")
 			fs.PrintDefaults()

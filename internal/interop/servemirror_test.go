@@ -136,7 +136,7 @@ func TestInteropServedMirror(t *testing.T) {
 		tools = append(tools, struct{ name, bin string }{"terraform", tool(t, "TFLOCK_TERRAFORM", "terraform")})
 	}
 	for i, tl := range tools {
-		// terraform does not know trust_all_hashes.
+		// terraform does not know trust_all_hashes (it ignores it).
 		tm := m
 		if tl.name == "terraform" {
 			tm = w.startMirror("terraform", mirrorserve.ToolConfigOptions{})

@@ -28,7 +28,7 @@ type ToolConfigOptions struct {
 	// hashes the mirror lists for every platform, for the providers of
 	// its default registry, so that a lock file it writes is complete;
 	// it then also adds them to an existing lock file that lacks them.
-	// Terraform does not know the argument; leave it false for terraform.
+	// Terraform does not know the argument (1.11 ignores it).
 	TrustAllHashes bool
 	// KeepCredentials keeps the credentials blocks of User and, in
 	// [ToolConfig.Environ], the TF_TOKEN_ variables, for a tool that still
