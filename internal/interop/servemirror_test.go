@@ -30,6 +30,8 @@ type mirror struct {
 	srv     *mirrorserve.Server
 	cache   *cache.Cache
 	sources *install.Sources
+	token   string
+	tc      *mirrorserve.ToolConfig
 	env     []string // the world's environment pointed at the mirror
 }
 
@@ -44,26 +46,36 @@ func (w *world) getenv(name string) string {
 }
 
 // startMirror starts a mirror over the world's sources (the CLI
-// configuration of the world, its registry) with a cache of its own.
-func (w *world) startMirror(name string, o mirrorserve.ToolConfigOptions) *mirror {
-	return w.startMirrorStore(name, "", o)
+// configuration of the world, its registry) with the cache and archive
+// directory every startMirror of the test shares.
+func (w *world) startMirror(opts mirrorserve.ToolConfigOptions) *mirror {
+	return w.startMirrorStore("", opts)
 }
 
 // startMirrorStore is startMirror with a cache and an archive directory of
-// its own (their names end in suffix).
-func (w *world) startMirrorStore(name, suffix string, opts mirrorserve.ToolConfigOptions) *mirror {
+// its own (their names end in store).
+func (w *world) startMirrorStore(store string, opts mirrorserve.ToolConfigOptions) *mirror {
+	w.t.Helper()
+	return w.serveMirror(install.SourcesOptions{Env: w.env, Home: w.home, WorkDir: w.dir, HTTPClient: w.w.Registry.Client()}, store, opts)
+}
+
+// serveMirror serves a mirror, with a token, over the sources so gives,
+// through the cache and archive directory named by store in HOME, and
+// writes the tool's configuration (with the CLI configuration of the
+// sources as the user's, and the world's certificates).
+func (w *world) serveMirror(so install.SourcesOptions, store string, opts mirrorserve.ToolConfigOptions) *mirror {
 	w.t.Helper()
 	ctx := context.Background()
-	srcs, diags := install.NewSources(ctx, install.SourcesOptions{Env: w.env, Home: w.home, WorkDir: w.dir, HTTPClient: w.w.Registry.Client()})
+	srcs, diags := install.NewSources(ctx, so)
 	if diags.HasErrors() {
 		w.t.Fatal(diags)
 	}
-	c, err := cache.Open(filepath.Join(w.home, "mirror-cache"+suffix), cache.Options{})
+	c, err := cache.Open(filepath.Join(w.home, "mirror-cache"+store), cache.Options{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	token := mirrorserve.NewToken()
-	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives"+suffix), Token: token})
+	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives"+store), Token: token})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -72,13 +84,21 @@ func (w *world) startMirrorStore(name, suffix string, opts mirrorserve.ToolConfi
 		w.t.Fatal(err)
 	}
 	w.t.Cleanup(func() { _ = srv.Close() })
-	opts.User, opts.Token = srcs.Config, token
-	opts.RootsFile = w.getenv("SSL_CERT_FILE")
-	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool-"+name), srv.URL, srv.CertPEM, opts)
+	m := &mirror{h: h, srv: srv, cache: c, sources: srcs, token: token}
+	m.tc = w.toolConfig(m, opts)
+	m.env = m.tc.Environ(w.env)
+	return m
+}
+
+// toolConfig writes, into a new directory, a tool configuration for m.
+func (w *world) toolConfig(m *mirror, opts mirrorserve.ToolConfigOptions) *mirrorserve.ToolConfig {
+	w.t.Helper()
+	opts.User, opts.Token, opts.RootsFile = m.sources.Config, m.token, w.getenv("SSL_CERT_FILE")
+	tc, err := mirrorserve.WriteToolConfig(w.t.TempDir(), m.srv.URL, m.srv.CertPEM, opts)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return &mirror{h: h, srv: srv, cache: c, sources: srcs, env: tc.Environ(w.env)}
+	return tc
 }
 
 // runEnv is run in another directory with another environment.
@@ -125,8 +145,8 @@ func TestInteropServedMirror(t *testing.T) {
 	lock := w.read(".terraform.lock.hcl")
 	base := w.providerDownloads()
 
-	m := w.startMirror("tofu", mirrorserve.ToolConfigOptions{TrustAllHashes: true})
-	cfg := readFile(t, m.env[len(m.env)-2][len("TF_CLI_CONFIG_FILE="):])
+	m := w.startMirror(mirrorserve.ToolConfigOptions{TrustAllHashes: true})
+	cfg := readFile(t, m.tc.ConfigFile)
 	if strings.Contains(string(cfg), "registry.example.test/acme") || strings.Count(string(cfg), "provider_installation") != 1 {
 		t.Errorf("the tool configuration:\n%s", cfg)
 	}
@@ -139,7 +159,7 @@ func TestInteropServedMirror(t *testing.T) {
 		// terraform does not know trust_all_hashes (it ignores it).
 		tm := m
 		if tl.name == "terraform" {
-			tm = w.startMirror("terraform", mirrorserve.ToolConfigOptions{})
+			tm = w.startMirror(mirrorserve.ToolConfigOptions{})
 		}
 		env := tm.env
 		for _, unit := range []string{"first", "second"} {
@@ -248,29 +268,8 @@ func TestInteropMirrorDirectory(t *testing.T) {
 	// configuration with its provider_installation block) behind the
 	// served mirror: tofu gets one block, the mirror's, and the packages
 	// come from the directory.
-	ctx := context.Background()
-	srcs, diags := install.NewSources(ctx, install.SourcesOptions{ConfigFiles: []string{fsConfig}, Env: []string{}, Home: w.home})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	c, err := cache.Open(filepath.Join(w.home, "fs-served-cache"), cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := mirrorserve.NewToken()
-	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "fs-served-archives"), Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mirrorserve.Start(ctx, h, mirrorserve.ServeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "fs-served-tool"), srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, Token: token, RootsFile: w.getenv("SSL_CERT_FILE")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fm := w.serveMirror(install.SourcesOptions{ConfigFiles: []string{fsConfig}, Env: []string{}, Home: w.home}, "-fs", mirrorserve.ToolConfigOptions{})
+	tc, h := fm.tc, fm.h
 	if cfg := string(readFile(t, tc.ConfigFile)); strings.Count(cfg, "provider_installation") != 1 || strings.Contains(cfg, "filesystem_mirror") {
 		t.Errorf("the tool's configuration:\n%s", cfg)
 	}
@@ -308,19 +307,14 @@ func TestInteropServedMirrorCompleteLock(t *testing.T) {
 	writeFile(t, cli, fmt.Sprintf("host %q {\n  services = {\n    \"providers.v1\" = \"%s/v1/providers/\"\n  }\n}\n", host, reg.URL))
 	const tf = "terraform {\n  required_providers {\n    cloud = {\n      source = \"acme/cloud\"\n    }\n  }\n}\n"
 
+	// The mirror, and tflock, over the CLI configuration that reaches
+	// the registry, through one cache.
+	m := w.serveMirror(install.SourcesOptions{ConfigFiles: []string{cli}, Env: []string{}, Home: w.home, HTTPClient: reg.Client()}, "", mirrorserve.ToolConfigOptions{TrustAllHashes: true})
 	ctx := context.Background()
-	srcs, diags := install.NewSources(ctx, install.SourcesOptions{ConfigFiles: []string{cli}, Env: []string{}, Home: w.home, HTTPClient: reg.Client()})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	c, err := cache.Open(filepath.Join(w.home, "mirror-cache"), cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// tflock's lock file for the configuration.
 	mine := filepath.Join(w.home, "tflock-unit")
 	writeFile(t, filepath.Join(mine, "main.tf"), tf)
-	res, err := install.Init(ctx, install.Options{Dir: mine, Source: srcs.Source, Cache: c})
+	res, err := install.Init(ctx, install.Options{Dir: mine, Source: m.sources.Source, Cache: m.cache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,23 +322,9 @@ func TestInteropServedMirrorCompleteLock(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	token := mirrorserve.NewToken()
-	h, err := mirrorserve.New(mirrorserve.Options{Source: srcs.Source, Cache: c, Dir: filepath.Join(w.home, "mirror-archives"), Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mirrorserve.Start(ctx, h, mirrorserve.ServeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	tc, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool"), srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, Token: token, TrustAllHashes: true, RootsFile: w.getenv("SSL_CERT_FILE")})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(w.home, "tofu-unit")
 	writeFile(t, filepath.Join(dir, "main.tf"), tf)
-	out := w.runIn(dir, tc.Environ(w.env), 0, tofu, "init", "-input=false", "-no-color")
+	out := w.runIn(dir, m.env, 0, tofu, "init", "-input=false", "-no-color")
 	if strings.Contains(out, "Incomplete lock file information") {
 		t.Errorf("tofu warned that its lock file is incomplete:\n%s", out)
 	}
@@ -366,36 +346,32 @@ func TestInteropServedMirrorCompleteLock(t *testing.T) {
 	}
 	// tflock's own lock (from the registry: the installed package's h1:,
 	// every platform's signed zh:) is a part of it.
-	m := readFile(t, filepath.Join(mine, ".terraform.lock.hcl"))
+	ml := readFile(t, filepath.Join(mine, ".terraform.lock.hcl"))
 
 	// With tflock's lock file, a tofu trusting the mirror's hashes adds the
 	// h1: of the other platforms to it; without trust_all_hashes it keeps
 	// it byte for byte.
 	for _, trust := range []bool{true, false} {
-		env := tc.Environ(w.env)
+		env := m.env
 		if !trust {
-			plain, err := mirrorserve.WriteToolConfig(filepath.Join(w.home, "mirror-tool-plain"), srv.URL, srv.CertPEM, mirrorserve.ToolConfigOptions{User: srcs.Config, Token: token, RootsFile: w.getenv("SSL_CERT_FILE")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env = plain.Environ(w.env)
+			env = w.toolConfig(m, mirrorserve.ToolConfigOptions{}).Environ(w.env)
 		}
 		u := filepath.Join(w.home, fmt.Sprintf("tofu-locked-%v", trust))
 		writeFile(t, filepath.Join(u, "main.tf"), tf)
-		writeFile(t, filepath.Join(u, ".terraform.lock.hcl"), string(m))
+		writeFile(t, filepath.Join(u, ".terraform.lock.hcl"), string(ml))
 		out := w.runIn(u, env, 0, tofu, "init", "-input=false", "-no-color")
 		got := readFile(t, filepath.Join(u, ".terraform.lock.hcl"))
 		switch {
-		case !trust && !bytes.Equal(got, m):
-			t.Errorf("without trust_all_hashes tofu changed tflock's lock file\n--- tflock\n%s\n--- after\n%s\n%s", m, got, out)
+		case !trust && !bytes.Equal(got, ml):
+			t.Errorf("without trust_all_hashes tofu changed tflock's lock file\n--- tflock\n%s\n--- after\n%s\n%s", ml, got, out)
 		case trust && !bytes.Equal(got, theirs):
 			t.Errorf("with trust_all_hashes, tofu on tflock's lock file wrote\n%s\nwant what it writes without one\n%s", got, theirs)
 		}
 	}
-	for pl := range parseLock(t, m).Providers() {
+	for pl := range parseLock(t, ml).Providers() {
 		for _, x := range pl.Hashes {
 			if !containsHash(lf.ProviderHashes(pl.Addr), x) {
-				t.Errorf("tofu's lock file through the mirror lacks %s, which tflock records\n--- tflock\n%s\n--- tofu\n%s", x, m, theirs)
+				t.Errorf("tofu's lock file through the mirror lacks %s, which tflock records\n--- tflock\n%s\n--- tofu\n%s", x, ml, theirs)
 			}
 		}
 	}
@@ -469,7 +445,7 @@ func TestInteropMirrorManyAtOnce(t *testing.T) {
 	}
 
 	// Through the mirror.
-	m := w.startMirror("fleet", mirrorserve.ToolConfigOptions{})
+	m := w.startMirror(mirrorserve.ToolConfigOptions{})
 	reqs, dl := w.w.Registry.Requests(), downloads()
 	wall, units, errs := fleet("mirror", m.env)
 	mirrorReqs, mirrorDL := w.w.Registry.Requests()-reqs, downloads()-dl
@@ -509,7 +485,7 @@ func TestInteropMirrorManyAtOnce(t *testing.T) {
 
 	// Both: a cold mirror, and a plugin cache directory that the units
 	// link to instead of each extracting its own copy.
-	m = w.startMirrorStore("fleet-both", "-both", mirrorserve.ToolConfigOptions{})
+	m = w.startMirrorStore("-both", mirrorserve.ToolConfigOptions{})
 	pc2 := filepath.Join(w.home, "plugin-cache-mirror")
 	if err := os.MkdirAll(pc2, 0o755); err != nil {
 		t.Fatal(err)
@@ -581,7 +557,7 @@ func TestInteropServedMirrorPrivateRegistry(t *testing.T) {
 	w.tflock(0)
 	lock := w.read(".terraform.lock.hcl")
 
-	m := w.startMirror("private", mirrorserve.ToolConfigOptions{})
+	m := w.startMirror(mirrorserve.ToolConfigOptions{})
 	dir := w.unit("private", lock)
 	out := w.runIn(dir, m.env, 0, tofu, "init", "-input=false", "-no-color")
 	if got := readFile(t, filepath.Join(dir, ".terraform.lock.hcl")); !bytes.Equal(got, lock) {
