@@ -345,7 +345,7 @@ func (h *Handler) records(ctx context.Context, pkg source.ProviderPackage) ([]ha
 	if !ok {
 		return nil, nil
 	}
-	l, err := h.list(ctx, "checksums "+pkg.String(), func(ctx context.Context, l *listed) error {
+	l, err := h.list(ctx, "checksums "+source.ProviderPackage{Addr: pkg.Addr, Version: pkg.Version}.String(), func(ctx context.Context, l *listed) error {
 		recs, err := cr.Checksums(ctx, source.ProviderPackage{Addr: pkg.Addr, Version: pkg.Version})
 		l.records = recs
 		return err

@@ -187,6 +187,9 @@ func TestHandlerServesTheProtocol(t *testing.T) {
 	if n := e.downloads(t, "linux_amd64"); n != 1 {
 		t.Errorf("the origin served the package %d times to 8 requests at once, want 1", n)
 	}
+	if n := e.reg.RequestsTo(fmt.Sprintf("/files/providers/%s/%s/terraform-provider-cloud_%s_SHA256SUMS", addr, version, version)); n != 1 {
+		t.Errorf("the release's SHA256SUMS was fetched %d times, want once (VERSION.json and the archive share it)", n)
+	}
 	if st := h.Stats(); st.Fetched != 1 || st.Served != 8 {
 		t.Errorf("stats %+v, want 1 fetched, 8 served", st)
 	}
