@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/internal/provaddr"
@@ -46,7 +47,9 @@ type DirResult struct {
 // plus index.json and VERSION.json beside each provider's archives, so that
 // dir is both a filesystem mirror and, served as static files, a network
 // mirror. Every archive is checked against the hashes lock records before
-// it is written (a provider without hashes is an error): an archive
+// it is written (a provider without hashes is an error), against those
+// of its own platform where the origin says which they are (a source that
+// is a source.ChecksumReporter): an archive
 // already in dir is kept when it matches, replaced otherwise. The JSON
 // files keep the versions and platforms dir held before; each archive is
 // listed with its zh: and h1:.
@@ -67,12 +70,23 @@ func WriteDir(ctx context.Context, dir string, lock *lockfile.File, opts DirOpti
 		if len(pl.Hashes) == 0 {
 			return res, fmt.Errorf("provider %s: the lock file records no hashes, so nothing can be verified", provaddr.String(pl.Addr))
 		}
+		var recs []hash.Record
+		if cr, ok := opts.Source.(source.ChecksumReporter); ok {
+			// Which of the lock's hashes are this platform's: a lock
+			// file's hashes cover every platform.
+			r, err := cr.Checksums(ctx, source.ProviderPackage{Addr: pl.Addr, Version: pl.Version})
+			if err != nil {
+				return res, err
+			}
+			recs = r
+		}
 		sums := map[string][]hash.Hash{}
 		for _, plat := range opts.Platforms {
 			pkg := source.ProviderPackage{Addr: pl.Addr, Version: pl.Version, Platform: plat}
+			want := platformLockHashes(pl.Hashes, recs, plat.String())
 			dst := archivePath(dir, pkg)
 			if _, err := os.Stat(dst); err == nil {
-				if sum, err := checkArchive(ctx, opts.Cache, pkg, dst, pl.Hashes, nil); err == nil {
+				if sum, err := checkArchive(ctx, opts.Cache, pkg, dst, want, nil); err == nil {
 					res.Kept = append(res.Kept, pkg)
 					sums[plat.String()] = sum.Hashes()
 					continue
@@ -81,7 +95,7 @@ func WriteDir(ctx context.Context, dir string, lock *lockfile.File, opts DirOpti
 					return res, err
 				}
 			}
-			sum, err := bringArchive(ctx, bringOptions{Source: opts.Source, Cache: opts.Cache, Remote: opts.Remote}, pkg, pl.Hashes, dst, func() { res.Fetched++ })
+			sum, err := bringArchive(ctx, bringOptions{Source: opts.Source, Cache: opts.Cache, Remote: opts.Remote}, pkg, want, dst, func() { res.Fetched++ })
 			if err != nil {
 				return res, err
 			}
@@ -99,6 +113,23 @@ func WriteDir(ctx context.Context, dir string, lock *lockfile.File, opts DirOpti
 		}
 	}
 	return res, nil
+}
+
+// platformLockHashes are the hashes of lock that the origin's records
+// attribute to plat, so that another platform's archive, whose hash the
+// lock file also records, is not taken for this one's; all of lock when
+// the origin says nothing of them (no records, or none the lock has).
+func platformLockHashes(lock []hash.Hash, recs []hash.Record, plat string) []hash.Hash {
+	var out []hash.Hash
+	for _, h := range platformHashes(recs, plat) {
+		if slices.Contains(lock, h) {
+			out = append(out, h)
+		}
+	}
+	if len(out) == 0 {
+		return lock
+	}
+	return out
 }
 
 // mergeJSON updates VERSION.json and index.json in the directory of one

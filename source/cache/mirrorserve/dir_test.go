@@ -162,3 +162,39 @@ func TestNewSweepsDebris(t *testing.T) {
 		t.Errorf("a recent work directory was removed: %v", err)
 	}
 }
+
+// An archive of another platform put in a platform's place is not kept,
+// although the lock file records its hash too (a lock file's hashes cover
+// every platform): the origin says which hash is whose.
+func TestWriteDirTellsPlatformsApart(t *testing.T) {
+	e := newEnv(t, registrytest.Options{})
+	var all []string
+	for _, h := range e.signed(t) {
+		all = append(all, h)
+	}
+	lock := lockWith(t, all...)
+	dir := t.TempDir()
+	opts := mirrorserve.DirOptions{Source: e.src, Cache: e.cache, Platforms: platforms(t, "linux_amd64", "darwin_arm64")}
+	if _, err := mirrorserve.WriteDir(context.Background(), dir, lock, opts); err != nil {
+		t.Fatal(err)
+	}
+	pdir := filepath.Join(dir, filepath.FromSlash(addr))
+	darwin, err := os.ReadFile(filepath.Join(pdir, "terraform-provider-cloud_1.2.0_darwin_arm64.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	linux := filepath.Join(pdir, zipName)
+	if err := os.WriteFile(linux, darwin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := mirrorserve.WriteDir(context.Background(), dir, lock, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Written) != 1 || res.Written[0].Platform.String() != "linux_amd64" {
+		t.Errorf("the darwin archive in linux's place was kept: %+v", res)
+	}
+	if b, err := os.ReadFile(linux); err != nil || zhOf(b) != e.signed(t)["linux_amd64"] {
+		t.Errorf("linux_amd64 archive is not the signed one (%v): res %+v got %s", err, res, zhOf(b))
+	}
+}
