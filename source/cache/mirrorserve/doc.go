@@ -14,7 +14,8 @@
 //
 // A VERSION.json lists every platform of the release the origin vouches
 // for, each with the zh: of its archive from the origin's signed checksums
-// and its h1: where known (the origin reported it, or the cache holds the
+// and its h1: where known (the origin reported it, the handler verified
+// the archive, or the cache, when it has no remote tier, holds the
 // package), so that a tofu told to trust the mirror's hashes
 // (trust_all_hashes) records every platform's hashes, not only its own.
 // An archive is served as the origin delivered it (its zh: is the signed
