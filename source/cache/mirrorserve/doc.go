@@ -21,8 +21,9 @@
 // An archive is served as the origin delivered it (its zh: is the signed
 // one), from the handler's archive directory, which has the packed layout
 // of a filesystem mirror. On a miss the archive is fetched once (concurrent
-// requests for one package wait for one download): from the cache's remote
-// tier when one is given, else from the origin through the sources; its zh:
+// requests for one package to one handler wait for one download; two
+// processes serving one archive directory may each fetch it): from the
+// cache's remote tier when one is given, else from the origin through the sources; its zh:
 // is checked against the origin's signed checksums, and it is put through
 // the cache (extracted within the source's limits, its h1: computed, written
 // through to the remote tier) before it is published. No location and no
@@ -35,10 +36,11 @@
 // [Start] serves a handler on loopback HTTPS with a self-signed certificate
 // of its own, and [WriteToolConfig] writes the CLI configuration (with the
 // token as the mirror host's credentials) and the certificate bundle that
-// point tofu and terraform at it: a whole
-// configuration file for TF_CLI_CONFIG_FILE with the user's other
-// settings and one provider_installation block, so that a configuration
-// that has its own block is never broken (tofu allows one).
+// point tofu and terraform at it: a whole configuration file for
+// TF_CLI_CONFIG_FILE with the user's host blocks, plugin cache settings
+// and dev overrides (not their credentials) and one provider_installation
+// block, so that a configuration that has its own block is never broken
+// (tofu allows one).
 //
 // # Mirror directories
 //
