@@ -581,3 +581,30 @@ func TestInteropServedMirrorPrivateRegistry(t *testing.T) {
 		return nil
 	})
 }
+
+// TestInteropServeCommand: "lock serve -- tofu init", the program a
+// wrapper runs: tofu installs through the mirror the command serves over
+// the user's CLI configuration, keeps the lock file tflock wrote, and a
+// second unit has nothing downloaded from the origin.
+func TestInteropServeCommand(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	w := newWorld(t)
+	w.config(map[string]string{"main.tf": providersTF})
+	w.tflock(0)
+	lock := w.read(".terraform.lock.hcl")
+	before := w.providerDownloads()
+	for _, unit := range []string{"serve-first", "serve-second"} {
+		dir := w.unit(unit, lock)
+		out := w.runIn(dir, w.env, 0, tflockBinary(t), "serve", "-cache-dir", filepath.Join(w.home, "serve-cache"), "--", tofu, "init", "-input=false", "-no-color")
+		if got := readFile(t, filepath.Join(dir, ".terraform.lock.hcl")); !bytes.Equal(got, lock) {
+			t.Errorf("%s: tofu changed the lock file\n--- tflock\n%s\n--- after\n%s\n%s", unit, lock, got, out)
+		}
+		if !strings.Contains(out, "Serving the provider mirror at https://127.0.0.1:") || !strings.Contains(out, "2 archives served") {
+			t.Errorf("%s: output:\n%s", unit, out)
+		}
+		// Each package once, by the first unit's mirror.
+		if d := w.providerDownloads() - before; d != 2 {
+			t.Errorf("after %s: the origin served %d package downloads in all, want 2\n%s", unit, d, out)
+		}
+	}
+}
