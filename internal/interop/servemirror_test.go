@@ -122,6 +122,16 @@ func (w *world) unit(name string, lock []byte) string {
 	return dir
 }
 
+// lockedWorld is a world whose configuration (providersTF) tflock has
+// locked and installed; it returns the lock file.
+func lockedWorld(t *testing.T) (*world, []byte) {
+	t.Helper()
+	w := newWorld(t)
+	w.config(map[string]string{"main.tf": providersTF})
+	w.tflock(0)
+	return w, w.read(".terraform.lock.hcl")
+}
+
 func readFile(t testing.TB, p string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -139,10 +149,7 @@ func readFile(t testing.TB, p string) []byte {
 // is given no credential and no address of the origin.
 func TestInteropServedMirror(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
-	w := newWorld(t)
-	w.config(map[string]string{"main.tf": providersTF})
-	w.tflock(0)
-	lock := w.read(".terraform.lock.hcl")
+	w, lock := lockedWorld(t)
 	base := w.providerDownloads()
 
 	m := w.startMirror(mirrorserve.ToolConfigOptions{TrustAllHashes: true})
@@ -223,10 +230,7 @@ func containsHash[T comparable](list []T, h T) bool {
 // file byte for byte and nothing is downloaded from the origin.
 func TestInteropMirrorDirectory(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
-	w := newWorld(t)
-	w.config(map[string]string{"main.tf": providersTF})
-	w.tflock(0)
-	lock := w.read(".terraform.lock.hcl")
+	w, lock := lockedWorld(t)
 
 	mdir := filepath.Join(w.home, "mirror-dir")
 	w.run(0, tflockBinary(t), "mirror", "-cache-dir", filepath.Join(w.home, "tflock-cache"), "-platform", source.CurrentPlatform.String(), mdir, w.dir)
@@ -588,10 +592,7 @@ func TestInteropServedMirrorPrivateRegistry(t *testing.T) {
 // second unit has nothing downloaded from the origin.
 func TestInteropServeCommand(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
-	w := newWorld(t)
-	w.config(map[string]string{"main.tf": providersTF})
-	w.tflock(0)
-	lock := w.read(".terraform.lock.hcl")
+	w, lock := lockedWorld(t)
 	before := w.providerDownloads()
 	for _, unit := range []string{"serve-first", "serve-second"} {
 		dir := w.unit(unit, lock)
