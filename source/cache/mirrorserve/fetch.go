@@ -13,6 +13,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
 )
 
@@ -58,12 +59,18 @@ func bringArchive(ctx context.Context, o bringOptions, pkg source.ProviderPackag
 		}
 		f.Pending = nil
 	}
-	if f.Archive == "" {
-		return hash.ZipSum{}, &source.Error{Package: pkg, Err: fmt.Errorf("the installation method serving it (%s) gives no archive: a mirror serves provider archives only", f.Location)}
-	}
-	if inside(tmp, f.Archive) {
+	switch {
+	case f.Archive == "" && f.Dir != "":
+		// An extracted package (an unpacked filesystem mirror): served as
+		// a deterministic zip of its files, whose h1: is the tree's; its
+		// zh: is its own, no origin's.
+		err = writeZip(ctx, f.Dir, zip)
+		f = &source.Fetched{Package: f.Package, Location: f.Location, Limits: f.Limits}
+	case f.Archive == "":
+		return hash.ZipSum{}, &source.Error{Package: pkg, Err: fmt.Errorf("the installation method serving it (%s) gives no package", f.Location)}
+	case inside(tmp, f.Archive):
 		err = os.Rename(f.Archive, zip)
-	} else {
+	default:
 		// A filesystem mirror's own file, which is only read.
 		err = fsutil.CopyFile(f.Archive, zip, 0o644)
 	}
@@ -120,6 +127,20 @@ func checkArchive(ctx context.Context, c *cache.Cache, pkg source.ProviderPackag
 		return hash.ZipSum{}, &source.Error{Package: pkg, Err: &cache.MismatchError{Got: []hash.Hash{h1, zh}, Want: []hash.Hash{e.H1}}}
 	}
 	return sum, nil
+}
+
+// writeZip writes the files under dir to the new file p as a
+// deterministic zip.
+func writeZip(ctx context.Context, dir, p string) error {
+	out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := archive.WriteZip(ctx, dir, out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // tmpPrefix names the work files and directories of this package in an

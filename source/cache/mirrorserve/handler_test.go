@@ -23,6 +23,7 @@ import (
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cache/mirrorserve"
 	"github.com/tflock/tflock/source/cache/ocitier"
+	"github.com/tflock/tflock/source/mirror"
 	"github.com/tflock/tflock/source/oci"
 	"github.com/tflock/tflock/source/oci/ocitest"
 	"github.com/tflock/tflock/source/registry"
@@ -402,5 +403,51 @@ func TestHandlerRemoteTier(t *testing.T) {
 	}
 	if n := e.downloads(t, "linux_amd64"); n != 1 {
 		t.Errorf("the origin served %d downloads to two machines sharing a tier, want 1", n)
+	}
+}
+
+// A package that its installation method hands over extracted (an
+// unpacked filesystem mirror) is served as a zip of its files, whose h1:
+// is the tree's.
+func TestHandlerServesAnUnpackedMirror(t *testing.T) {
+	src := t.TempDir()
+	pdir := filepath.Join(src, "example.test", "acme", "tool", "1.0.0", "linux_amd64")
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pdir, "terraform-provider-tool_v1.0.0"), []byte("a provider"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want, err := hash.H1Dir(pdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cache.Open(t.TempDir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := mirrorserve.New(mirrorserve.Options{Source: mirror.NewFilesystem(src), Cache: c, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	base := srv.URL + "/example.test/acme/tool/"
+	if code, b := get(t, base+"1.0.0.json"); code != http.StatusOK || !strings.Contains(string(b), `"linux_amd64"`) {
+		t.Fatalf("VERSION.json: %d %s", code, b)
+	}
+	code, b := get(t, base+"terraform-provider-tool_1.0.0_linux_amd64.zip")
+	if code != http.StatusOK {
+		t.Fatalf("archive: %d %s", code, b)
+	}
+	f := filepath.Join(t.TempDir(), "p.zip")
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := hash.H1Zip(f); err != nil || got != want {
+		t.Errorf("the archive's h1: %s (%v), want the tree's %s", got, err, want)
+	}
+	if code, b := get(t, base+"1.0.0.json"); code != http.StatusOK || !strings.Contains(string(b), want.String()) {
+		t.Errorf("VERSION.json after the download lacks the h1: %s", b)
 	}
 }
