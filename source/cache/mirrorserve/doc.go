@@ -20,7 +20,9 @@
 // (trust_all_hashes) records every platform's hashes, not only its own.
 // An archive is served as the origin delivered it (its zh: is the signed
 // one), from the handler's archive directory, which has the packed layout
-// of a filesystem mirror. On a miss the archive is fetched once (concurrent
+// of a filesystem mirror; a package that its installation method hands
+// over extracted (an unpacked filesystem mirror) as a deterministic zip of
+// its files, whose h1: is the tree's. On a miss the archive is fetched once (concurrent
 // requests for one package to one handler wait for one download; two
 // processes serving one archive directory may each fetch it): from the
 // cache's remote tier when one is given, else from the origin through the sources; its zh:
