@@ -146,11 +146,22 @@ type Options struct {
 	// "tag" argument of module calls constrained by a tflock annotation
 	// comment ([config.AnnotationPrefix]) in the configuration's files.
 	// By default (false) Init writes the selected version's tag there,
-	// in place, once the packages are installed, so that a stock tofu or
+	// in place, before the packages are installed, so that a stock tofu or
 	// terraform installs the locked version; with KeepManagedRefs, a ref
 	// that differs from the selection is a warning. Read-only runs never
 	// rewrite: such a ref fails them with a [*ManagedRefError].
 	KeepManagedRefs bool
+	// RewriteProtectedFiles lets the rewrite of managed sources (see
+	// KeepManagedRefs) write the files it otherwise leaves alone, with a
+	// warning naming the file and the source to write there by hand: a
+	// file without any write permission bit, a symbolic link or a file
+	// reached through one (set, the link's target is replaced and the
+	// link kept), a file with more than one hard link (set, it is
+	// written over in place, not atomically, so that every link sees
+	// the change), and a file outside the root module's directory (a
+	// local module "../shared", shared by other configurations). Default
+	// false: the rewrite touches only the root module's own files.
+	RewriteProtectedFiles bool
 	// Requirements are extra requirements, such as the providers a state
 	// still uses ([config.StateRequirements]). Default none.
 	Requirements []resolve.Requirement
@@ -179,9 +190,12 @@ type Options struct {
 	// Flavor is the tool whose lock files this run writes like: its
 	// header and its default registry host. Default [FlavorAuto]: the
 	// previous lock file's flavour (Terraform's when it has Terraform's
-	// header), OpenTofu's for a new file. Both tools record the same
-	// hashes (the zh: their origin signs, the h1: of what they install or
-	// hash themselves), and so does Init whatever the flavour.
+	// header), OpenTofu's for a new file. The hashes recorded do not
+	// depend on it: Init follows OpenTofu's rule (see [Init]). Both tools
+	// record the same from a registry other than registry.opentofu.org;
+	// from that one, terraform, which ignores OpenTofu's packages field
+	// and records signed hashes only, records fewer, and keeps a file with
+	// tofu's hashes unchanged (the interop suite checks it).
 	Flavor Flavor
 	// Header is kept for compatibility: [lockfile.HeaderTerraform] with
 	// FlavorAuto asks for [FlavorTerraform]. The zero value asks nothing.
