@@ -70,7 +70,7 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	if err != nil {
 		return Entry{}, false, err
 	}
-	e = Entry{H1: computed[0], Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
+	e = Entry{H1: computed[0], Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}.fetched(f)
 	if indexed(pkg) {
 		if err := c.writeIndex(key, e); err != nil {
 			return Entry{}, false, err
@@ -93,7 +93,7 @@ func (c *Cache) hashesOf(ctx context.Context, pkg source.Package, want []hash.Ha
 	if !ok || !matches(rec.Hashes, want) {
 		return Entry{}, false
 	}
-	return Entry{H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}, true
+	return Entry{H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}.vouched(rec.origin()), true
 }
 
 // checkFetched checks what a fetch brought, whose own hashes are computed

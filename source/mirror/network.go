@@ -336,7 +336,8 @@ func (n *Network) records(doc *versionDoc) []hash.Record {
 			if err != nil {
 				continue
 			}
-			out = append(out, hash.Record{Hash: h, Provenance: hash.Provenance{Mirrors: []string{n.String()}, Platforms: []string{plat}}})
+			// Only reported with TrustAllHashes: a trusted mirror.
+			out = append(out, hash.Record{Hash: h, Provenance: hash.Provenance{Mirrors: []string{n.String()}, TrustedMirrors: []string{n.String()}, Platforms: []string{plat}}})
 		}
 	}
 	return out

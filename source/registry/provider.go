@@ -372,9 +372,10 @@ func (m *downloadMeta) armoredKeys() []string {
 
 // release is a release's verified SHA256SUMS.
 type release struct {
-	sums   Sums
-	keyID  string // "" when the policy accepted the release unsigned
-	signer Signer
+	sums     Sums
+	keyID    string // "" when the policy accepted the release unsigned
+	signer   Signer
+	warnings []string // given when it was verified, returned with each fetch
 }
 
 type releaseKey struct {
@@ -466,7 +467,8 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	}
 	rel := &release{sums: sums}
 	if !sigNeeded {
-		s.warn(ctx, source.ProviderPackage{Addr: addr}, unsignedWarning(addr, m))
+		rel.warnings = append(rel.warnings, unsignedWarning(addr, m))
+		s.warn(ctx, source.ProviderPackage{Addr: addr}, rel.warnings[0])
 		return rel, nil
 	}
 	sg := <-sigc
@@ -480,7 +482,9 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	}
 	rel.signer = Signer{KeyID: keyID, Trust: s.classify(doc.body, sig.body, m.resp.SigningKeys.GPGPublicKeys[index].ASCIIArmor, m.resp.SigningKeys.GPGPublicKeys[index].TrustSignature)}
 	if expired {
-		s.warn(ctx, source.ProviderPackage{Addr: addr}, fmt.Sprintf("%s: signed with key %s, which has expired", addr.ForDisplay(), keyID))
+		w := fmt.Sprintf("%s: signed with key %s, which has expired", addr.ForDisplay(), keyID)
+		rel.warnings = append(rel.warnings, w)
+		s.warn(ctx, source.ProviderPackage{Addr: addr}, w)
 	}
 	rel.keyID = keyID
 	return rel, nil
@@ -694,6 +698,7 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 	}
 	f.Package = p
 	f.Origin = records(addr, p.Version, m, rel)
+	f.Warnings = slices.Clone(rel.warnings)
 	return f, nil
 }
 
