@@ -15,7 +15,8 @@ import (
 // three decisions of ARCHITECTURE.md are each made in one package:
 //
 //   - how a provider address is read: only internal/provaddr calls the
-//     registry-address library's provider parsers;
+//     registry-address library's provider parsers and its IsBuiltIn
+//     (which knows terraform.io only, OpenTofu's opentofu.org too);
 //   - the default registry host: only internal/provaddr spells it;
 //   - the HTTP client configuration: only source/internal/httpx builds an
 //     http.Client or http.Transport, or uses the standard library's
@@ -29,6 +30,7 @@ func TestOneDecisionEach(t *testing.T) {
 	owner := map[string]string{
 		"tfaddr.ParseProviderSource": "internal/provaddr",
 		"tfaddr.ParseProviderPart":   "internal/provaddr",
+		"Provider.IsBuiltIn":         "internal/provaddr",
 		`"registry.opentofu.org"`:    "internal/provaddr",
 		"http.Client{}":              "source/internal/httpx",
 		"http.Transport{}":           "source/internal/httpx",
@@ -59,6 +61,9 @@ func TestOneDecisionEach(t *testing.T) {
 			case *ast.SelectorExpr:
 				if x, ok := n.X.(*ast.Ident); ok {
 					what = x.Name + "." + n.Sel.Name
+				}
+				if n.Sel.Name == "IsBuiltIn" && what != "provaddr.IsBuiltIn" {
+					what = "Provider.IsBuiltIn"
 				}
 			case *ast.CompositeLit:
 				if sel, ok := n.Type.(*ast.SelectorExpr); ok {

@@ -35,6 +35,13 @@ type Provenance struct {
 	// Platforms lists the platforms ("linux_amd64") whose package the hash
 	// belongs to, where known.
 	Platforms []string
+	// SigningExempt is true when the origin registry that reported the
+	// hash is on a host whose providers need no signature (OpenTofu's
+	// default registry, unless OPENTOFU_ENFORCE_GPG_VALIDATION=true: the
+	// negation of OpenTofu's ShouldEnforceGPGValidationForProvider). As
+	// OpenTofu does, a lock file then records every hash that registry
+	// reports, signed or not.
+	SigningExempt bool
 }
 
 // Merge returns the union of p and o. Lists are sorted and de-duplicated.
@@ -46,12 +53,13 @@ func (p Provenance) Merge(o Provenance) Provenance {
 		TrustedMirrors:  union(p.TrustedMirrors, o.TrustedMirrors),
 		VerifiedLocally: p.VerifiedLocally || o.VerifiedLocally,
 		Platforms:       union(p.Platforms, o.Platforms),
+		SigningExempt:   p.SigningExempt || o.SigningExempt,
 	}
 }
 
 // IsZero reports whether nothing is known about the hash's origin.
 func (p Provenance) IsZero() bool {
-	return len(p.SignedBy) == 0 && len(p.Registries) == 0 && len(p.Mirrors) == 0 && len(p.TrustedMirrors) == 0 && !p.VerifiedLocally && len(p.Platforms) == 0
+	return len(p.SignedBy) == 0 && len(p.Registries) == 0 && len(p.Mirrors) == 0 && len(p.TrustedMirrors) == 0 && !p.VerifiedLocally && len(p.Platforms) == 0 && !p.SigningExempt
 }
 
 func union(a, b []string) []string {

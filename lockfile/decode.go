@@ -76,7 +76,7 @@ func parseLockedProvider(raw string) (tfaddr.Provider, *hcl.Diagnostic) {
 	if addr.Namespace == tfaddr.LegacyProviderNamespace {
 		return invalid(fmt.Sprintf("Provider source address %s is a special provider that is not eligible for dependency locking. Remove this block and lock the provider under its real namespace.", provaddr.String(addr)))
 	}
-	if addr.IsBuiltIn() {
+	if provaddr.IsBuiltIn(addr) {
 		return invalid(fmt.Sprintf("Cannot lock a version for built-in provider %s. Built-in providers are bundled inside OpenTofu itself, so you can't select a version for them independently of the OpenTofu release you are currently running. Remove this block.", addr))
 	}
 	if canon := provaddr.String(addr); canon != raw {

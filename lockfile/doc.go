@@ -24,7 +24,7 @@
 // Arguments may appear in any order; the order shown is the canonical one.
 // ADDRESS is a fully-qualified provider address, hostname/namespace/type,
 // in lower case exactly as [tfaddr.Provider.String] writes it; legacy
-// ("-" namespace) and built-in (terraform.io/builtin/...) providers cannot
+// ("-" namespace) and built-in (terraform.io/builtin/..., opentofu.org/builtin/...) providers cannot
 // be locked. CALLPATH is the module call path: call names from the root
 // module joined with dots ("vpc", "vpc.nested"); call names cannot contain
 // dots. A module source is its canonical package address (registry host
@@ -65,7 +65,10 @@
 // form, the form [versions.Constraints.String] returns. A hash is
 // "scheme:value" ([hash.ParseHash]): "h1:" values must be base64 of 32
 // bytes and "zh:" values 64 lower-case hex digits; other schemes are kept
-// as they are for forward compatibility.
+// as they are for forward compatibility. Which hashes a provider's entry
+// gets (OpenTofu's rule: every hash its default registry reports, the
+// signed ones elsewhere; from a mirror, every platform's on init) is
+// decided where the lock is made: see package resolve/install.
 //
 // # The module lock forms of OpenTofu's module-locking RFCs
 //

@@ -12,6 +12,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
@@ -143,7 +144,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	// Decide what to list.
 	var toList []source.Package
 	for addr := range provReqs {
-		if !addr.IsBuiltIn() && !unmanaged[addr] {
+		if !provaddr.IsBuiltIn(addr) && !unmanaged[addr] {
 			toList = append(toList, source.ProviderPackage{Addr: addr})
 		}
 	}
@@ -433,7 +434,7 @@ func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]list
 	pick := ProviderPick{Addr: addr, Requirements: rs, Constraints: intersect(rs)}
 	pkg := source.ProviderPackage{Addr: addr}
 	switch {
-	case addr.IsBuiltIn():
+	case provaddr.IsBuiltIn(addr):
 		if addr.Type != builtinTerraform {
 			return pick, &UnknownBuiltinError{Provider: addr, Requirements: rs}
 		}

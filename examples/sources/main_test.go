@@ -56,6 +56,28 @@ func TestRunProviders(t *testing.T) {
 	}
 }
 
+// TestRunProvidersBuiltIn: issue 21 item 3. The addresses OpenTofu 1.12.6's
+// parser marks built-in (its registry-address library's IsBuiltIn: the
+// namespace "builtin" on terraform.io or opentofu.org, any type, any
+// spelling of the host) print as built-in; a bare "terraform" source, or
+// the namespace "builtin" elsewhere, is an ordinary provider, as there.
+func TestRunProvidersBuiltIn(t *testing.T) {
+	var out bytes.Buffer
+	run(&out, true, []string{"terraform.io/builtin/null", "opentofu.org/builtin/terraform", "OpenTofu.ORG/builtin/terraform", "terraform", "builtin/terraform", "example.com/builtin/terraform"})
+	want := []string{
+		"terraform.io/builtin/null\tbuiltin\tterraform.io/builtin/null\tterraform.io/builtin/null\t",
+		"opentofu.org/builtin/terraform\tbuiltin\topentofu.org/builtin/terraform\topentofu.org/builtin/terraform\t",
+		"OpenTofu.ORG/builtin/terraform\tbuiltin\topentofu.org/builtin/terraform\topentofu.org/builtin/terraform\t",
+		"terraform\tprovider\tregistry.opentofu.org/hashicorp/terraform\thashicorp/terraform\t",
+		"builtin/terraform\tprovider\tregistry.opentofu.org/builtin/terraform\tbuiltin/terraform\t",
+		"example.com/builtin/terraform\tprovider\texample.com/builtin/terraform\texample.com/builtin/terraform\t",
+	}
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("output mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // TestMain runs the program itself when asked, so that the command line
 // (flags, exit status) is tested too.
 func TestMain(m *testing.M) {

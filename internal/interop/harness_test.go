@@ -125,7 +125,9 @@ type world struct {
 	w        *installtest.World
 	ociHost  string           // "127.0.0.1:PORT" of the TLS front of the OCI registry
 	ociBlobs *countingHandler // counts OCI blob and manifest fetches
-	dir      string           // the configuration directory
+	fx       registrytest.Fixtures
+	cliHosts string // the CLI configuration's host blocks
+	dir      string // the configuration directory
 	home     string
 	env      []string
 }
@@ -140,8 +142,10 @@ func newWorld(t testing.TB) *world {
 }
 
 // newWorldWith is newWorld with other registry fixtures and options: the
-// registry is then one of its own, for installtest.RegistryHost, in place
-// of the installtest one.
+// registry is then one of its own, in place of the installtest one, for
+// opts.Hosts (default installtest.RegistryHost), each named in a host block
+// of the CLI configuration (registry.opentofu.org too: the tools then ask
+// the test server for their default registry).
 func newWorldWith(t testing.TB, fx registrytest.Fixtures, opts registrytest.Options) *world {
 	t.Helper()
 	if err := installtest.HaveGit(); err != nil {
@@ -154,7 +158,9 @@ func newWorldWith(t testing.TB, fx registrytest.Fixtures, opts registrytest.Opti
 	}
 	t.Cleanup(iw.Close)
 	iw.Registry.Close()
-	opts.Hosts = []string{installtest.RegistryHost}
+	if len(opts.Hosts) == 0 {
+		opts.Hosts = []string{installtest.RegistryHost}
+	}
 	iw.Registry = registrytest.New(t, fx, opts)
 
 	target, err := url.Parse("http://" + iw.OCI.Host())
@@ -168,7 +174,7 @@ func newWorldWith(t testing.TB, fx registrytest.Fixtures, opts registrytest.Opti
 	t.Cleanup(ociSrv.Close)
 
 	root := t.TempDir()
-	w := &world{t: t, w: iw, ociBlobs: blobs, ociHost: strings.TrimPrefix(ociSrv.URL, "https://"),
+	w := &world{t: t, w: iw, ociBlobs: blobs, fx: fx, ociHost: strings.TrimPrefix(ociSrv.URL, "https://"),
 		dir: filepath.Join(root, "config"), home: filepath.Join(root, "home")}
 	for _, d := range []string{w.dir, w.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -186,13 +192,16 @@ func newWorldWith(t testing.TB, fx registrytest.Fixtures, opts registrytest.Opti
 	cliConfig := filepath.Join(root, "cli.tfrc")
 	gitConfig := filepath.Join(w.home, ".gitconfig")
 	writeFile(t, certFile, certs.String())
-	writeFile(t, cliConfig, fmt.Sprintf(`host %q {
+	for _, h := range opts.Hosts {
+		w.cliHosts += fmt.Sprintf(`host %q {
   services = {
     "providers.v1" = "%s/v1/providers/",
     "modules.v1"   = "%s/v1/modules/",
   }
 }
-`, installtest.RegistryHost, regURL, regURL))
+`, h, regURL, regURL)
+	}
+	writeFile(t, cliConfig, w.cliHosts)
 	writeFile(t, gitConfig, fmt.Sprintf(`[url "file://%s/"]
 	insteadOf = https://%s/
 [protocol "file"]
@@ -204,7 +213,7 @@ func newWorldWith(t testing.TB, fx registrytest.Fixtures, opts registrytest.Opti
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(name, "TF_"), strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "DOCKER_"),
+		case strings.HasPrefix(name, "TF_"), strings.HasPrefix(name, "OPENTOFU_"), strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "DOCKER_"),
 			strings.HasSuffix(strings.ToUpper(name), "_PROXY"), name == "HOME", name == "SSL_CERT_FILE",
 			name == "SSL_CERT_DIR", name == "XDG_CONFIG_HOME", name == "XDG_CACHE_HOME", name == "CHECKPOINT_DISABLE":
 			continue
@@ -283,7 +292,7 @@ func (w *world) registryDownloads() int { return w.providerDownloads() + w.modul
 // registry served so far.
 func (w *world) providerDownloads() int {
 	n := 0
-	for _, p := range installtest.DefaultFixtures().Providers {
+	for _, p := range w.fx.Providers {
 		for _, v := range p.Versions {
 			for _, plat := range v.Platforms {
 				info, ok := w.w.Registry.ProviderPackage(p.Addr, v.Version, plat)
@@ -301,7 +310,7 @@ func (w *world) providerDownloads() int {
 // served so far.
 func (w *world) moduleDownloads() int {
 	n := 0
-	for _, m := range installtest.DefaultFixtures().Modules {
+	for _, m := range w.fx.Modules {
 		for _, v := range m.Versions {
 			for _, ext := range []string{".tar.gz", ".zip"} {
 				n += w.w.Registry.RequestsTo(fmt.Sprintf("/files/modules/%s/%s%s", m.Addr, v.Version, ext))

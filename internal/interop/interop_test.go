@@ -47,7 +47,7 @@ module "storage" {
 }
 
 // parseLock parses lock file bytes, failing the test on error.
-func parseLock(t *testing.T, b []byte) *lockfile.File {
+func parseLock(t testing.TB, b []byte) *lockfile.File {
 	t.Helper()
 	lf, err := lockfile.Parse(b, ".terraform.lock.hcl")
 	if err != nil {
@@ -147,9 +147,11 @@ func TestInteropTflockThenTofu(t *testing.T) {
 // TestInteropRegistryLocksIdentical: tflock and "tofu init", each on an
 // empty directory, write the same bytes for the registry's providers; for
 // a configuration with modules, tofu's file is tflock's without the module
-// blocks. Against a registry that reports every platform's h1: in
-// OpenTofu 1.12's packages field too: tofu 1.12.6 records the installed
-// platform's h1: only, and so does tflock's init.
+// blocks. Against a registry (not tofu's default one) that reports every
+// platform's h1: in OpenTofu 1.12's packages field too: tofu 1.12.6
+// records the installed platform's h1: only, and so does tflock's init
+// (TestInteropHashSourcesRegistry has the default registry, where both
+// record them all).
 func TestInteropRegistryLocksIdentical(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
 	w := newWorld(t)

@@ -125,17 +125,19 @@ func BenchmarkSideBySide(b *testing.B) {
 		})
 	}
 
-	// 50 providers, two versions each, four platforms.
+	// 50 providers, two versions each, four platforms, on tofu's default
+	// registry: the one whose packages field a lock records as reported
+	// (elsewhere its h1: are not signed, and each platform is hashed).
 	plats := []string{"linux_amd64", "linux_arm64", "darwin_arm64", "windows_amd64"}
 	var fx registrytest.Fixtures
 	var tf strings.Builder
 	tf.WriteString("terraform {\n  required_providers {\n")
 	for i := range 50 {
 		name := fmt.Sprintf("p%02d", i)
-		fx.Providers = append(fx.Providers, registrytest.Provider{Addr: installtest.RegistryHost + "/acme/" + name, Versions: []registrytest.ProviderVersion{
+		fx.Providers = append(fx.Providers, registrytest.Provider{Addr: defaultHost + "/acme/" + name, Versions: []registrytest.ProviderVersion{
 			{Version: "1.0.0", Platforms: plats}, {Version: "1.1.0", Platforms: plats},
 		}})
-		fmt.Fprintf(&tf, "    %s = {\n      source  = \"%s/acme/%s\"\n      version = \"~> 1.0\"\n    }\n", name, installtest.RegistryHost, name)
+		fmt.Fprintf(&tf, "    %s = {\n      source  = \"%s/acme/%s\"\n      version = \"~> 1.0\"\n    }\n", name, defaultHost, name)
 	}
 	tf.WriteString("  }\n}\n")
 	for _, variant := range []string{"packages", "downloads"} {
@@ -148,7 +150,7 @@ func BenchmarkSideBySide(b *testing.B) {
 			b.Run("measure=providers-lock-"+variant+"/tool="+tl.name, func(b *testing.B) {
 				bin := binFor(b, tl.name, tl.env)
 				if lockWorld == nil {
-					lockWorld = newWorldWith(parent, fx, registrytest.Options{Packages: variant == "packages", Latency: 20 * time.Millisecond})
+					lockWorld = newWorldWith(parent, fx, registrytest.Options{Hosts: []string{defaultHost}, Packages: variant == "packages", Latency: 20 * time.Millisecond})
 					lockWorld.config(map[string]string{"main.tf": tf.String()})
 				}
 				w := lockWorld

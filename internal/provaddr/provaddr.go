@@ -35,6 +35,24 @@ const TerraformRegistryHost = "registry.terraform.io"
 // is a bare type name ("aws" means "hashicorp/aws").
 const DefaultNamespace = "hashicorp"
 
+// OpenTofuBuiltInHost is the host, besides terraform.io
+// (tfaddr.BuiltInProviderHost), of OpenTofu's built-in provider addresses:
+// OpenTofu 1.12's registry-address library reserves it for its own
+// built-in providers.
+const OpenTofuBuiltInHost = "opentofu.org"
+
+// IsBuiltIn reports whether p is the address of a built-in provider, one
+// the tool itself provides and no source installs or locks, as OpenTofu
+// 1.12 reads it (its registry-address library's Provider.IsBuiltIn): the
+// namespace "builtin" on the host terraform.io or opentofu.org, whatever
+// the type (OpenTofu then checks the type against the built-in providers
+// it has). The hashicorp library's IsBuiltIn knows terraform.io only; it is
+// called nowhere else (onedecision_test.go).
+func IsBuiltIn(p tfaddr.Provider) bool {
+	return p.Namespace == tfaddr.BuiltInProviderNamespace &&
+		(p.Hostname == tfaddr.BuiltInProviderHost || p.Hostname == svchost.Hostname(OpenTofuBuiltInHost))
+}
+
 // Error reports an invalid provider source address, in OpenTofu's words:
 // Summary is its diagnostic summary ("Invalid provider namespace") and
 // Detail its explanation.

@@ -201,7 +201,7 @@ func TestEntryPointsAgree(t *testing.T) {
 			}
 
 			if !strings.ContainsAny(c.in, "\"\\$%{}\n") {
-				lockable := wantErr == nil && !legacy && !want.IsBuiltIn() && provaddr.String(want) == c.in
+				lockable := wantErr == nil && !legacy && !provaddr.IsBuiltIn(want) && provaddr.String(want) == c.in
 				src := fmt.Sprintf("provider %q {\n  version = \"1.0.0\"\n}\n", c.in)
 				f, err := lockfile.Parse([]byte(src), "test.lock.hcl")
 				switch {
@@ -225,5 +225,32 @@ func TestEntryPointsAgree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIsBuiltIn: issue 21 item 3. The addresses OpenTofu 1.12.6 marks
+// built-in: the namespace "builtin" on terraform.io or opentofu.org, any
+// type, however the host is spelled.
+func TestIsBuiltIn(t *testing.T) {
+	for in, want := range map[string]bool{
+		"terraform.io/builtin/terraform":     true,
+		"terraform.io/builtin/null":          true,
+		"opentofu.org/builtin/terraform":     true,
+		"opentofu.org/builtin/opentofu":      true,
+		"OpenTofu.ORG/builtin/terraform":     true,
+		"opentofu.org:443/builtin/terraform": true,
+		"builtin/terraform":                  false,
+		"terraform":                          false,
+		"example.com/builtin/terraform":      false,
+		"registry.opentofu.org/builtin/x":    false,
+		"opentofu.org/hashicorp/terraform":   false,
+	} {
+		p, err := provaddr.Parse(in, "")
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got := provaddr.IsBuiltIn(p); got != want {
+			t.Errorf("IsBuiltIn(%s) = %v, want %v", in, got, want)
+		}
 	}
 }

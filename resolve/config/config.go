@@ -781,7 +781,7 @@ func (r *reader) finish() *Module {
 			continue
 		}
 		implied[u.name] = e
-		if !e.Addr.IsBuiltIn() {
+		if !provaddr.IsBuiltIn(e.Addr) {
 			r.diags = append(r.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Provider without a required_providers entry",

@@ -31,6 +31,10 @@ import (
 const (
 	benchProvidersDefault = 50
 	benchLatency          = 20 * time.Millisecond
+	// benchHost is OpenTofu's default registry, whose packages field a
+	// lock records as it is (tofu records it too): on another host its
+	// h1: are not signed, and each platform is downloaded to be hashed.
+	benchHost = "registry.opentofu.org"
 )
 
 // benchProviders is the number of providers locked; BENCH_PROVIDERS
@@ -50,7 +54,7 @@ func benchFixtures() registrytest.Fixtures {
 	var fx registrytest.Fixtures
 	for i := range benchProviders {
 		fx.Providers = append(fx.Providers, registrytest.Provider{
-			Addr:     fmt.Sprintf("registry.example.test/bench/p%02d", i),
+			Addr:     fmt.Sprintf("%s/bench/p%02d", benchHost, i),
 			Versions: []registrytest.ProviderVersion{{Version: "1.0.0", Platforms: benchPlatforms}, {Version: "1.1.0", Platforms: benchPlatforms}},
 		})
 	}
@@ -65,7 +69,7 @@ func benchConfig(tb testing.TB) string {
 	cfg.WriteString("terraform {\n  required_providers {\n")
 	for i := range benchProviders {
 		name := fmt.Sprintf("p%02d", i)
-		fmt.Fprintf(&cfg, "    %s = { source = \"registry.example.test/bench/%s\", version = \"~> 1.0\" }\n", name, name)
+		fmt.Fprintf(&cfg, "    %s = { source = \"%s/bench/%s\", version = \"~> 1.0\" }\n", name, benchHost, name)
 	}
 	cfg.WriteString("  }\n}\n")
 	dir := tb.TempDir()
@@ -95,7 +99,7 @@ func TestBenchRegistryProcess(t *testing.T) {
 	if mode == "" {
 		t.Skip("runs only as the registry process of BenchmarkProvidersLock")
 	}
-	opts := registrytest.Options{Packages: strings.Contains(mode, "packages"), HTTP1: strings.Contains(mode, "http1")}
+	opts := registrytest.Options{Hosts: []string{benchHost}, Packages: strings.Contains(mode, "packages"), HTTP1: strings.Contains(mode, "http1")}
 	srv := registrytest.New(t, benchFixtures(), opts)
 	srv.SetLatency(benchLatency)
 	if os.Getenv("BENCH_NO_LATENCY") != "" {
@@ -291,6 +295,7 @@ func BenchmarkProvidersLock(b *testing.B) {
 				// another process.
 				srv = startRegistryProcess(b, mode)
 			} else {
+				tc.opts.Hosts = []string{benchHost}
 				s := registrytest.New(b, benchFixtures(), tc.opts)
 				s.SetLatency(benchLatency)
 				if os.Getenv("BENCH_NO_LATENCY") != "" {
@@ -353,7 +358,7 @@ func BenchmarkProvidersLock(b *testing.B) {
 // process (packages-field) or in another one (packages-field-process).
 func BenchmarkProvidersLockRawHTTP(b *testing.B) {
 	b.Run("packages-field", func(b *testing.B) {
-		srv := registrytest.New(b, benchFixtures(), registrytest.Options{Packages: true})
+		srv := registrytest.New(b, benchFixtures(), registrytest.Options{Hosts: []string{benchHost}, Packages: true})
 		srv.SetLatency(benchLatency)
 		if os.Getenv("BENCH_NO_LATENCY") != "" {
 			srv.SetLatency(0)
@@ -367,7 +372,7 @@ func BenchmarkProvidersLockRawHTTP(b *testing.B) {
 
 // rawRequests is BenchmarkProvidersLockRawHTTP's loop against srv.
 func rawRequests(b *testing.B, srv benchRegistry) {
-	base := "https://registry.example.test"
+	base := "https://" + benchHost
 	get := func(c *http.Client, u string) []byte {
 		resp, err := c.Get(u)
 		if err != nil {

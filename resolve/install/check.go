@@ -12,6 +12,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/versions"
@@ -185,7 +186,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		case source.ProviderPackage:
 			// Dev overrides and reattached providers are not locked
 			// (OpenTofu marks both "overridden" and skips them).
-			if p.Addr.IsBuiltIn() || slices.Contains(opts.Resolve.DevOverrides, p.Addr) || slices.Contains(s.reattached, p.Addr) {
+			if provaddr.IsBuiltIn(p.Addr) || slices.Contains(opts.Resolve.DevOverrides, p.Addr) || slices.Contains(s.reattached, p.Addr) {
 				continue
 			}
 			if _, ok := byAddr[p.Addr]; !ok {

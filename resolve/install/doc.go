@@ -46,9 +46,25 @@
 //     them and a following "tofu init" downloads nothing.
 //
 // INSTALLDIR is Dir/.terraform unless said otherwise. The new lock file
-// records, for each provider, the h1: of the installed package and every
-// hash its origin vouches for (a registry's signed zh: of every platform);
-// for each remote module call its version, source, h1:, and its git commit
+// records, for each provider, the h1: of the installed package and the
+// hashes its origin vouches for, by OpenTofu 1.12.6's rule (its
+// ShouldEnforceGPGValidationForProvider and its installer's "signed
+// hashes"): a registry's hashes signed by a key it lists (the zh: of
+// every platform), and, for a registry whose host needs no signature
+// (registry.opentofu.org unless OPENTOFU_ENFORCE_GPG_VALIDATION=true:
+// [registry.Options.UnsignedHosts]), every hash it reports, signed or not
+// (with OpenTofu 1.12's "packages" field, the h1: and zh: of every
+// platform), so that the file is tofu's byte for byte. From a mirror, Init
+// records the hashes of every platform the mirror holds (a filesystem
+// mirror's h1:, and a packed one's zh:), more than tofu, which records the
+// installed package's, so that a lock made on one platform verifies the
+// others' packages from the same mirror; tofu and terraform keep such a
+// file unchanged. [Options.ProvidersLock] records, for the platforms
+// asked for, their h1: (from the origin, or from their package hashed
+// here) and what the origin vouches for by the same rule, a mirror's
+// hashes of those platforms only. The interop suite
+// (internal/interop, TestInteropHashSources*) checks each source against
+// the real tofu. For each remote module call its version, source, h1:, and its git commit
 // or OCI manifest digest, and, for a call pinned by its source, the git
 // "ref" or OCI "tag" as written (package lockfile specifies them).
 // Providers and modules that the configuration no longer requires leave
@@ -74,8 +90,8 @@
 // adopted module locking: its module calls are installed unlocked with one
 // warning) and [Options.ProvidersLock] ("tofu providers lock": record the
 // hashes of the platforms asked for without installing; from a
-// [source.ChecksumReporter] where it reports them, else by downloading
-// each platform's package once, in parallel).
+// [source.ChecksumReporter] where it vouches for them by the rule above,
+// else by downloading each platform's package once, in parallel).
 //
 // Managed refs: a git or OCI module call constrained by a "# tflock:
 // version = ..." comment in its module block ([config.AnnotationPrefix];

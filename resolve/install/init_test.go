@@ -55,9 +55,9 @@ func TestInitFirstThenReinit(t *testing.T) {
 		t.Fatalf("aws lock = %+v, want 5.1.0 with constraints ~> 5.0", got)
 	}
 	// The installed platform's h1: is recorded, and no other platform's
-	// h1: the source vouches for: an init records no h1: it did not
-	// compute, as tofu 1.12.6 does (the interop suite checks it against
-	// the real binary); "providers lock" records those.
+	// h1: the source reports unsigned: tofu 1.12.6 records those only from
+	// its default registry, which this host is not (the interop suite
+	// checks both against the real binary; TestLockRuleRegistry).
 	for _, plat := range testPlats {
 		var files map[string]string
 		for _, sp := range static.Providers {

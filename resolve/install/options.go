@@ -179,9 +179,12 @@ type Options struct {
 	// Flavor is the tool whose lock files this run writes like: its
 	// header and its default registry host. Default [FlavorAuto]: the
 	// previous lock file's flavour (Terraform's when it has Terraform's
-	// header), OpenTofu's for a new file. Both tools record the same
-	// hashes (the zh: their origin signs, the h1: of what they install or
-	// hash themselves), and so does Init whatever the flavour.
+	// header), OpenTofu's for a new file. The hashes recorded do not
+	// depend on it: Init follows OpenTofu's rule (see [Init]). Both tools
+	// record the same from a registry other than registry.opentofu.org;
+	// from that one, terraform, which ignores OpenTofu's packages field
+	// and records signed hashes only, records fewer, and keeps a file with
+	// tofu's hashes unchanged (the interop suite checks it).
 	Flavor Flavor
 	// Header is kept for compatibility: [lockfile.HeaderTerraform] with
 	// FlavorAuto asks for [FlavorTerraform]. The zero value asks nothing.

@@ -158,15 +158,12 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 						return err
 					}
 				}
-				// Record what the origin vouches for (a registry's signed
-				// zh: of every platform), as tofu and terraform do. Like
-				// both (checked against tofu 1.12.6 by the interop suite),
-				// an init records no h1: it did not compute itself, even
-				// when the registry reports other platforms' h1: in its
-				// "packages" field: "providers lock" records those.
+				// Record what the origin vouches for, by the lock's rule
+				// (recordsOrigin; checked against tofu 1.12.6 and
+				// terraform by the interop suite).
 				signed := false
 				for _, rec := range origin {
-					if rec.Hash.Scheme() == hash.SchemeH1 {
+					if !r.recordsOrigin(rec) {
 						continue
 					}
 					record(p.Addr, rec.Hash)
@@ -259,10 +256,10 @@ func (r *run) firstPlatform(p resolve.ProviderPick) source.ProviderPackage {
 	return source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: r.s.platforms[0]}
 }
 
-// lockProvider records the hashes of every platform of one provider
-// version: what the origin vouches for, plus, for each platform whose h1:
-// the origin does not report, the h1: of its package, downloaded once
-// (through the cache), all platforms in parallel.
+// lockProvider records the hashes of one provider version for the
+// platforms asked for: what the origin vouches for (recordsOrigin), plus,
+// for each platform asked for whose h1: that does not give, the h1: of its
+// package, downloaded once (through the cache), all platforms in parallel.
 func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record func(tfaddr.Provider, ...hash.Hash), mu *sync.Mutex, fetched *[]providerFetch) error {
 	recs, err := r.checksums(ctx, r.firstPlatform(p))
 	if err != nil {
@@ -270,8 +267,8 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 	}
 	haveH1 := map[string]bool{}
 	for _, rec := range recs {
-		if rec.Hash.Scheme() == hash.SchemeH1 && !r.askedPlatform(rec.Provenance.Platforms) {
-			continue // as tofu: the h1: of the platforms asked for only
+		if !r.recordsOrigin(rec) {
+			continue
 		}
 		record(p.Addr, rec.Hash)
 		if rec.Hash.Scheme() == hash.SchemeH1 {

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/source"
@@ -84,4 +85,36 @@ func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *l
 			}
 		}
 	}
+}
+
+// recordsOrigin is the lock file's rule for a provider hash its origin
+// reports (rather than one this run computed from a package), the one
+// place Init and providers-lock mode decide it:
+//
+//   - a registry's hash is recorded, whatever its platform, when one of
+//     the keys the registry lists signed it, or when the registry's host
+//     needs no signature ([hash.Provenance.SigningExempt]: OpenTofu's
+//     default registry unless OPENTOFU_ENFORCE_GPG_VALIDATION=true). This
+//     is OpenTofu's rule (ShouldEnforceGPGValidationForProvider and its
+//     installer's "signed hashes"): with OpenTofu 1.12's "packages" field,
+//     the default registry's h1: and zh: of every platform, in init and in
+//     providers lock alike; elsewhere, the signed zh: of every platform.
+//   - a mirror's hash (a filesystem mirror's, which tflock computes from
+//     the mirror's own files; a network mirror's with trust_all_hashes;
+//     an OCI mirror's) is recorded by Init for every platform the mirror
+//     holds, more than tofu records, so that a lock made on one platform
+//     verifies the others' packages from the same mirror; in
+//     providers-lock mode, for the platforms asked for only, as the
+//     mirror is not the provider's origin.
+func (r *run) recordsOrigin(rec hash.Record) bool {
+	p := rec.Provenance
+	switch {
+	case rec.Hash.Scheme() != hash.SchemeH1 && rec.Hash.Scheme() != hash.SchemeZH:
+		return false
+	case len(p.Registries) > 0:
+		return len(p.SignedBy) > 0 || p.SigningExempt
+	case len(p.Mirrors) > 0:
+		return !r.s.ProvidersLock || r.askedPlatform(p.Platforms)
+	}
+	return false
 }

@@ -78,6 +78,7 @@
 // is a thin wrapper over the one provider-address parser that the lock
 // file decoder, the configuration reader and the CLI configuration use
 // too, so all of them read every address alike. [Provider.Kind] tells
-// ordinary providers from the built-in ("terraform.io/builtin/NAME") and
+// ordinary providers from the built-in ("terraform.io/builtin/NAME",
+// "opentofu.org/builtin/NAME", as OpenTofu 1.12 marks them) and
 // legacy ("-/NAME") ones.
 package address

@@ -16,7 +16,9 @@ const (
 	// a mirror: "HOST/NAMESPACE/TYPE".
 	ProviderRegular ProviderKind = "provider"
 	// ProviderBuiltin is a provider compiled into OpenTofu
-	// ("terraform.io/builtin/terraform"); it is never installed or locked.
+	// ("terraform.io/builtin/terraform"; OpenTofu reads the namespace
+	// "builtin" on terraform.io and opentofu.org as built-in, whatever the
+	// type); it is never installed or locked.
 	ProviderBuiltin ProviderKind = "builtin"
 	// ProviderLegacy is a pre-0.13 address in the "-" namespace
 	// ("-/aws"), which must be mapped to a real namespace before it can
@@ -75,7 +77,7 @@ func MustParseProviderSource(raw string) Provider {
 // Kind classifies the address.
 func (p Provider) Kind() ProviderKind {
 	switch {
-	case p.Addr.IsBuiltIn():
+	case provaddr.IsBuiltIn(p.Addr):
 		return ProviderBuiltin
 	case p.Addr.Namespace == tfaddr.LegacyProviderNamespace:
 		return ProviderLegacy

@@ -67,6 +67,7 @@ type Cache struct {
 
 	remoteWarned atomic.Bool // a remote tier failure has been reported
 	remoteMisses sync.Map    // identities the remote tier did not serve
+	verified     sync.Map    // identity → Entry this Cache fetched and verified itself
 
 	mkMu sync.Mutex
 	made bool // the subdirectories exist
@@ -142,7 +143,10 @@ type Entry struct {
 // what [Cache.Fill] calls on a miss, usually a [source.Fetcher]'s Fetch.
 type FetchFunc func(ctx context.Context, dir string) (*source.Fetched, error)
 
-// Open opens (creating if needed) the cache in dir.
+// Open opens (creating if needed) the cache in dir. It returns an
+// *[UnsafePathError] when one of the cache's own subdirectories is a
+// symbolic link or not a directory: the cache never follows one out of
+// dir (dir itself may be a link).
 func Open(dir string, opts Options) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("cache: no directory given")
@@ -158,14 +162,20 @@ func Open(dir string, opts Options) (*Cache, error) {
 		opts.PollInterval = 20 * time.Millisecond
 	}
 	c := &Cache{dir: abs, opts: opts, locks: &flock.Locker{MinPoll: opts.PollInterval, MaxPoll: opts.PollInterval}}
+	if err := c.checkDirs(); err != nil {
+		return nil, err
+	}
 	c.sweep()
 	return c, nil
 }
 
-// sweep removes what killed processes left in tmp/: a fill or index file
-// whose package lock nobody holds (the system released a killed holder's
-// lock, so no one is writing it), damaged entries being thrown away, and
-// anything else there older than staleAge.
+// sweep removes what killed processes left in tmp/ (a real directory:
+// Open checked it): a fill or index file whose package lock nobody holds
+// (the system released a killed holder's lock, so no one is writing it),
+// damaged entries being thrown away, and stat records being written that
+// no live process holds (flock.SweepTemps). It removes only names the
+// cache makes, and follows no link: a link in tmp/ is removed, not what
+// it points to, and no mode outside tmp/ is changed.
 func (c *Cache) sweep() {
 	tmp := filepath.Join(c.dir, "tmp")
 	entries, err := os.ReadDir(tmp)
@@ -178,22 +188,20 @@ func (c *Cache) sweep() {
 		case ok && kind == "damaged":
 			removeTree(p)
 		case ok:
-			unlock, free, err := c.locks.TryLock(c.lockPath(key))
+			lockPath := c.lockPath(key)
+			if checkOwn(lockPath, false) != nil {
+				continue
+			}
+			unlock, free, err := c.locks.TryLock(lockPath)
 			if err != nil || !free {
 				continue
 			}
 			removeTree(p)
 			unlock()
-		default:
-			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleAge {
-				removeTree(p)
-			}
 		}
 	}
+	flock.SweepTemps(tmp, statTempPrefix+"*", statTempGrace)
 }
-
-// staleAge is how old an unrecognised file in tmp/ must be to be removed.
-const staleAge = 24 * time.Hour
 
 // tempName is the prefix of a temporary file or directory in tmp/ made
 // while holding the lock of the package whose key name is keyName:
@@ -230,13 +238,15 @@ func (c *Cache) Dir() string { return c.dir }
 
 // Lookup finds pkg in the cache without fetching anything. want are the
 // hashes recorded for pkg (for example in a lock file); an entry is returned
-// only if it matches one of them, or if want holds no hash of a scheme this
-// package can compute (h1:, zh:). It returns ok == false on a miss.
+// only if its h1: is one of them: what the cache's index says of a package
+// is no authority (see the package documentation's threat model). Only
+// what this Cache fetched and verified itself, in this process, is found
+// by a zh: or without any hash. It returns ok == false on a miss.
 //
-// A module package is also found by an h1: in want alone, whatever
-// identity stored it (the contents are the same). A provider package is
-// found only under its own identity (address, version and platform): a lock
-// file's hashes cover every platform, so an h1: in want does not tell which
+// A module package is found by an h1: in want alone, whatever identity
+// stored it (the contents are the same). A provider package is found only
+// under its own identity (address, version and platform): a lock file's
+// hashes cover every platform, so an h1: in want does not tell which
 // platform's package an entry holds.
 //
 // Lookup is a query and reports no [source.EventCacheHit]; [Cache.Fill]
@@ -258,7 +268,7 @@ func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 // miss. want are the hashes recorded for pkg: what fetch brings must match
 // one of them (when want holds any h1: or zh:), else nothing is stored and
 // the error wraps [source.ErrChecksumMismatch]. hit reports whether the
-// entry was already there.
+// entry was already there; an entry is served as [Cache.Lookup] finds it.
 //
 // Only one caller fetches a given package at a time, across goroutines and
 // processes; the others wait and then find the entry.
@@ -390,21 +400,30 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 	if !indexed(pkg) {
 		return e, nil
 	}
+	c.verified.Store(key, e)
 	if err := c.writeIndex(key, e); err != nil {
 		return Entry{}, err
 	}
 	return e, nil
 }
 
-// lookup finds a usable entry: for a module, first by an h1: in want, then
-// through the index; for a provider, only through the index.
+// lookup finds a usable entry: one named by an h1: in want, which the
+// entry is checked to hash to (see usable). The index is no authority: it
+// says which entry a package identity was filled with, which nothing in
+// the cache can prove, so it never makes an entry be served under an
+// identity the hashes wanted do not name, and the hashes an entry is
+// served with are its h1: alone, never the hashes a record lists.
 //
 // A module's recorded hashes all describe that one package, so any entry
 // named by one of them has the right contents, whatever identity filled
 // it. A provider's recorded hashes cover every platform of its version
 // (a lock file lists them together), so an entry named by one of them may
-// be another platform's package: a provider entry is found by its identity
-// (address, version, platform) and only then checked against want.
+// be another platform's package: a provider entry is served only when its
+// identity's index record (address, version, platform) names the same h1:.
+// A want with no h1: (a lock entry of zh: hashes only, or none: a new
+// selection) therefore finds nothing, and the package is fetched and
+// verified, as OpenTofu does not take an unpacked cached package that its
+// lock file's hashes cannot verify.
 func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool) {
 	module := isModule(pkg)
 	var rec indexRecord
@@ -413,32 +432,48 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 		rec, haveRec = c.readIndex(identity(pkg))
 	}
 	for _, h := range want {
-		if !module || h.Scheme() != hash.SchemeH1 {
+		if h.Scheme() != hash.SchemeH1 || (!module && (!haveRec || rec.H1 != h)) {
 			continue
 		}
 		if c.usable(ctx, c.objectDir(h), h, module) {
 			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}}
-			if haveRec && rec.H1 == h {
-				e.Hashes, e.Pin, e.Location, e.Subdir = rec.Hashes, rec.Pin, rec.Location, rec.Subdir
-				return e.vouched(rec.origin()), true
+			if haveRec && rec.H1 == h && pinAgrees(pkg, rec.Pin) {
+				e.Pin, e.Location, e.Subdir = rec.Pin, rec.Location, rec.Subdir
+				return e.vouched(rec.origin(), rec.Hashes), true
 			}
-			return e.vouched(nil), true
+			return e.vouched(nil, nil), true
 		}
 	}
-	if !haveRec || !matches(rec.Hashes, want) {
-		return Entry{}, false
+	// What this Cache fetched and verified itself, in this process, is
+	// known without the index: concurrent fills of one package (without a
+	// lock file's h1:) fetch it once.
+	if v, ok := c.verified.Load(identity(pkg)); ok {
+		if e := v.(Entry); e.Dir != "" && matches(e.Hashes, want) && c.usable(ctx, e.Dir, e.H1, module) {
+			return e.hit(), true
+		}
 	}
-	if !c.usable(ctx, c.objectDir(rec.H1), rec.H1, module) {
-		return Entry{}, false
-	}
-	return Entry{Dir: c.objectDir(rec.H1), H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}.vouched(rec.origin()), true
+	return Entry{}, false
+}
+
+// pinAgrees reports whether a pin an index record states may describe pkg:
+// a package that names its commit or digest (a locked module) takes no
+// other from the cache.
+func pinAgrees(pkg source.Package, pin string) bool {
+	m, ok := pkg.(source.ModulePackage)
+	return !ok || m.Pin == "" || m.Pin == pin
 }
 
 // usable reports whether the entry dir exists and (unless trusted) still
 // hashes to its name; a damaged entry is moved away.
 func (c *Cache) usable(ctx context.Context, dir string, h1 hash.Hash, module bool) bool {
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return false
+	}
+	if !fi.IsDir() {
+		// Not an entry the cache published (a link planted in objects/
+		// would have the entry read from outside the cache).
+		c.discard(dir)
 		return false
 	}
 	if module && fsutil.HasVCSMetadata(dir) {
@@ -475,10 +510,15 @@ func (c *Cache) makeDirs() error {
 	if c.made {
 		return nil
 	}
-	for _, sub := range []string{"objects", "index", "locks", "stat", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(c.dir, sub), 0o755); err != nil {
+	for _, sub := range ownDirs {
+		if err := os.Mkdir(filepath.Join(c.dir, sub), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("cache: %w", err)
 		}
+	}
+	// Made now or found: each must be a directory of the cache's own, not
+	// a link that would make every fill and record land elsewhere.
+	if err := c.checkDirs(); err != nil {
+		return err
 	}
 	c.made = true
 	return nil
@@ -525,7 +565,7 @@ func (c *Cache) indexPath(key string) string {
 }
 
 func (c *Cache) readIndex(key string) (indexRecord, bool) {
-	b, err := os.ReadFile(c.indexPath(key))
+	b, err := readRecord(c.indexPath(key))
 	if err != nil {
 		return indexRecord{}, false
 	}

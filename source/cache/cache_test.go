@@ -101,14 +101,19 @@ func TestFillThenHit(t *testing.T) {
 		t.Fatalf("second fill: hit=%v calls=%d dir=%s, want a hit on %s with no fetch", hit, calls.Load(), e2.Dir, e.Dir)
 	}
 
-	// Reopening the directory (another process) finds it through the index.
+	// Reopening the directory (another process) finds it through the
+	// index when the lock names its h1:; with nothing to verify it
+	// against, the index is no authority: a miss.
 	c2, err := cache.Open(c.Dir(), cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e3, ok, err := c2.Lookup(ctx, testPkg, nil)
+	e3, ok, err := c2.Lookup(ctx, testPkg, []hash.Hash{want})
 	if err != nil || !ok || e3.H1 != want {
 		t.Fatalf("lookup after reopen: ok=%v h1=%s err=%v", ok, e3.H1, err)
+	}
+	if _, ok, _ := c2.Lookup(ctx, testPkg, nil); ok {
+		t.Fatal("lookup after reopen with no hash hit: the index vouched for the entry")
 	}
 }
 
@@ -333,8 +338,8 @@ func (f fetcherFunc) Fetch(ctx context.Context, pkg source.Package, dir string) 
 }
 
 // TestManyProcesses runs eight copies of this test binary against one cache
-// directory: each fills the same package; exactly one may fetch it, and all
-// must end with the same, intact entry.
+// directory: each fills the same package, locked to its h1:; exactly one
+// may fetch it, and all must end with the same, intact entry.
 func TestManyProcesses(t *testing.T) {
 	if dir := os.Getenv("TFLOCK_CACHE_CHILD_DIR"); dir != "" {
 		childProcess(t, dir)
@@ -388,7 +393,7 @@ func childProcess(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	id := os.Getenv("TFLOCK_CACHE_CHILD_ID")
-	e, _, err := c.Fill(context.Background(), testPkg, nil, func(ctx context.Context, tmp string) (*source.Fetched, error) {
+	e, _, err := c.Fill(context.Background(), testPkg, []hash.Hash{referenceH1(t, testFiles)}, func(ctx context.Context, tmp string) (*source.Fetched, error) {
 		// Record the fetch, then take long enough that the others queue up.
 		if err := os.WriteFile(filepath.Join(os.Getenv("TFLOCK_CACHE_CHILD_MARKS"), id), nil, 0o644); err != nil {
 			return nil, err
@@ -481,7 +486,7 @@ func TestSubdirSurvivesInIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok, err := reopened.Lookup(context.Background(), mod, nil)
+	e, ok, err := reopened.Lookup(context.Background(), mod, []hash.Hash{referenceH1(t, map[string]string{"modules/vpc/main.tf": "# vpc\n"})})
 	if err != nil || !ok || e.Subdir != "modules/vpc" {
 		t.Fatalf("lookup: ok=%v subdir=%q err=%v, want the subdirectory the fetcher reported", ok, e.Subdir, err)
 	}

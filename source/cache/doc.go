@@ -20,11 +20,16 @@
 // and a warm cache means no download at all. The index maps a package
 // identity (provider address, version and platform; module source, version,
 // ref and the commit or digest it is pinned to) to the h1: of the entry
-// fetched for it, so that a package whose lock entry has only zh: hashes, or
-// no entry yet, is found too. A module named only by a ref, or by nothing
-// (a branch, the default branch, an OCI tag), has no index record: the name
-// moves on, so such a module is found by the h1: its lock entry records, or
-// fetched again.
+// fetched for it. A provider's lock entry lists the hashes of every
+// platform, so a provider entry is served only when its identity's record
+// names an h1: of the lock entry: the record picks this platform's among
+// them. The index is never an authority (see the threat model below): a
+// package whose lock entry has no h1: (only zh: hashes, or no entry yet)
+// is fetched and verified, as OpenTofu does not take an unpacked cached
+// package its lock file cannot verify; within one process, what a Cache
+// has fetched and verified itself is remembered, so that concurrent fills
+// of a package fetch it once. A module named only by a ref, or by nothing
+// (a branch, the default branch, an OCI tag), has no index record.
 //
 // # One read per package
 //
@@ -100,12 +105,49 @@
 // (a new inode), added or removed, a truncated copy, a changed mode. It does
 // not catch a change made on purpose by someone who can write to the cache
 // and then puts the file's size and modification time back: such a writer
-// could also rewrite stat/ and index/. Against that, open the cache with
+// could also rewrite stat/. Against that, open the cache with
 // [Options.Reverify], or give one call a context from [Reverify]
 // (resolve/install's Options.Reverify): every entry and every installed
 // package used is then hashed again. Go's module cache and OpenTofu's
 // plugin cache make the same assumption without offering that mode; a
 // platform whose file information has no inode numbers hashes every time.
+//
+// What a writer of the cache directory can and cannot do. A cache is
+// shared, or restored from a CI cache another job produced, so whoever can
+// write it is not trusted with what a lock file names:
+//
+//   - The lock file is the only authority on what a package is. Nothing
+//     the cache records about itself (index/, stat/, a tier's annotation)
+//     makes a package be installed under an identity the lock names
+//     otherwise: an entry is served only under an h1: the caller's hashes
+//     name, and the hashes a caller gets for an entry are its h1:, which
+//     the entry's files hash to (with Reverify, hashed on every use), never
+//     the hashes an index record lists. An index record that names another
+//     package's entry, or lists hashes its entry does not have, is a miss:
+//     the package is fetched from its origin and verified there. A run
+//     without a lock file entry (trust on first use) trusts the origin, not
+//     the cache. One thing the lock file cannot tell, the cache cannot
+//     either: a provider's lock entry lists the h1: of each platform
+//     without saying which is which, so a writer who also stores another
+//     platform's package of that version can have it served for this
+//     platform (it is a package the lock names; tofu's plugin cache takes
+//     it too).
+//   - Such a writer can make a run slower (a miss, a download, an entry
+//     found damaged and replaced) or fail it (a directory it cannot write),
+//     and, without Reverify, make an entry whose files it changed while
+//     restoring their metadata be used unread, as described above: the
+//     content of a package the lock names by h1: only through stat/.
+//   - It cannot reach outside the cache. The cache's own directories
+//     (objects, index, locks, stat, tmp), its lock files and records are
+//     checked without following links before use: a symbolic link or
+//     another kind of file there is an *UnsafePathError naming it, from
+//     [Open] or from the first fill, and an entry in objects/ that is a
+//     link is discarded (the link, not what it points to). [Open]'s sweep
+//     of tmp/ removes only names the cache makes (a killed fill's work, a
+//     damaged entry, a killed writer's tmp/stat-* record), removes a link
+//     rather than its target, and changes no mode outside tmp/. A link
+//     swapped in between that check and a use is not caught (the cache
+//     does not open its paths relative to a directory handle).
 //
 // # Remote tier
 //

@@ -14,7 +14,10 @@ import (
 // entry into the directory asked for. The returned Fetched has the entry's
 // hashes and pin, and, when f was asked now, the hashes f's origin vouched
 // for and the fetch's warnings. Checksums are not checked against a lock
-// here (a plain Fetch does not know them); use [Cache.Fill] for that.
+// here (a plain Fetch does not know them); use [Cache.Fill] for that. With
+// no hash to check an entry against, only what this Cache fetched itself
+// is served from it (see [Cache.Lookup]): another process's fill is
+// fetched again.
 //
 // The fetcher is also a [source.Hasher]: its FetchHashes is [Cache.Hash]
 // (a package's hashes without its files, for hash-only locking), for an

@@ -75,13 +75,18 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 		if err := c.writeIndex(key, e); err != nil {
 			return Entry{}, false, err
 		}
+		if _, ok := c.verified.Load(key); !ok {
+			c.verified.Store(key, e)
+		}
 	}
 	c.writeThrough(ctx, pkg, e, f, work)
 	return e, false, nil
 }
 
-// hashesOf is lookup for Hash: an entry, or else the hashes the index
-// records for pkg when they match want, with no Dir.
+// hashesOf is lookup for Hash: an entry, or else the h1: the index
+// records for pkg when want names it, with no Dir. A record is no
+// authority (see lookup): it only confirms an h1: the caller has already,
+// and otherwise the package is fetched and hashed.
 func (c *Cache) hashesOf(ctx context.Context, pkg source.Package, want []hash.Hash) (Entry, bool) {
 	if e, ok := c.lookup(ctx, pkg, want); ok {
 		return e, true
@@ -89,11 +94,16 @@ func (c *Cache) hashesOf(ctx context.Context, pkg source.Package, want []hash.Ha
 	if !indexed(pkg) {
 		return Entry{}, false
 	}
+	if v, ok := c.verified.Load(identity(pkg)); ok {
+		if e := v.(Entry); matches(e.Hashes, want) {
+			return e.hit(), true
+		}
+	}
 	rec, ok := c.readIndex(identity(pkg))
-	if !ok || !matches(rec.Hashes, want) {
+	if !ok || !slices.Contains(want, rec.H1) || !pinAgrees(pkg, rec.Pin) {
 		return Entry{}, false
 	}
-	return Entry{H1: rec.H1, Hashes: rec.Hashes, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}.vouched(rec.origin()), true
+	return Entry{H1: rec.H1, Hashes: []hash.Hash{rec.H1}, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}.vouched(rec.origin(), rec.Hashes), true
 }
 
 // checkFetched checks what a fetch brought, whose own hashes are computed

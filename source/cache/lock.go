@@ -11,7 +11,11 @@ import (
 // lock takes the lock of one package, both within this process and across
 // processes (a lock file under locks/, never removed).
 func (c *Cache) lock(ctx context.Context, pkg source.Package, key string) (func(), error) {
-	unlock, err := c.locks.Lock(ctx, c.lockPath(keyName(key)), func() {
+	path := c.lockPath(keyName(key))
+	if err := checkOwn(path, false); err != nil {
+		return nil, err
+	}
+	unlock, err := c.locks.Lock(ctx, path, func() {
 		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheWait, Package: pkg, Detail: "another fill of this package is in progress"})
 	})
 	if err != nil {

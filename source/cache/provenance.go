@@ -8,15 +8,17 @@ import (
 )
 
 // vouched returns e with its Origin (what the fetch's source vouched for,
-// or what the index kept of it) and the Provenance of its own hashes:
-// the origin records of those hashes merged (signing keys, registries,
-// mirrors, platforms), and verified locally, which the cache always has
-// done (it computed them from the files it stores or hashed).
-func (e Entry) vouched(origin []hash.Record) Entry {
+// or what the index kept of it) and the Provenance of the package's own
+// hashes, own (those the fill computed and checked, or those the index
+// record lists: information, never served as e.Hashes): the origin records
+// of those hashes merged (signing keys, registries, mirrors, platforms),
+// and verified locally, which the cache always has done (it computed the
+// hashes from the files it stores or hashed).
+func (e Entry) vouched(origin []hash.Record, own []hash.Hash) Entry {
 	e.Origin = slices.Clone(origin)
 	p := hash.Provenance{VerifiedLocally: true}
 	for _, rec := range origin {
-		if slices.Contains(e.Hashes, rec.Hash) {
+		if slices.Contains(own, rec.Hash) {
 			p = p.Merge(rec.Provenance)
 		}
 	}
@@ -27,8 +29,14 @@ func (e Entry) vouched(origin []hash.Record) Entry {
 // fetched returns e as a fill or Hash just made it: vouched for by f's
 // origin records, with f's warnings.
 func (e Entry) fetched(f *source.Fetched) Entry {
-	e = e.vouched(f.Origin)
+	e = e.vouched(f.Origin, e.Hashes)
 	e.Warnings = slices.Clone(f.Warnings)
+	return e
+}
+
+// hit returns e as served again (a hit): no fill's warnings.
+func (e Entry) hit() Entry {
+	e.Warnings = nil
 	return e
 }
 

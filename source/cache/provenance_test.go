@@ -67,13 +67,20 @@ func TestFillProvenance(t *testing.T) {
 		t.Fatalf("fill: hit %v, %v", hit, err)
 	}
 	check("fill", e)
+	h1 := e.H1
 	e, hit, err = c.Fill(ctx, pkg, nil, fetch)
 	if err != nil || !hit {
 		t.Fatalf("second fill: hit %v, %v", hit, err)
 	}
 	check("hit", e)
-	if e, ok, _ := c.Lookup(ctx, pkg, e.Hashes); ok {
-		check("lookup", e)
+	// Another process, whose hit the index describes (the lock file's
+	// h1: finds the entry).
+	c, err = cache.Open(c.Dir(), cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, _ := c.Lookup(ctx, pkg, []hash.Hash{h1}); ok {
+		check("lookup from the index", e)
 	} else {
 		t.Error("lookup missed")
 	}
@@ -93,7 +100,7 @@ func TestFillProvenance(t *testing.T) {
 	if err := os.WriteFile(files[0], b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e, hit, err = c.Fill(ctx, pkg, nil, fetch)
+	e, hit, err = c.Fill(ctx, pkg, []hash.Hash{h1}, fetch)
 	if err != nil || !hit {
 		t.Fatalf("fill on an old index: hit %v, %v", hit, err)
 	}

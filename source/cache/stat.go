@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/flock"
 	"github.com/tflock/tflock/source"
 )
 
@@ -46,6 +48,14 @@ func (c *Cache) reverify(ctx context.Context) bool {
 	on, _ := ctx.Value(reverifyKey{}).(bool)
 	return on || c.opts.Reverify
 }
+
+// statTempPrefix names a stat record being written in tmp/, and
+// statTempGrace is how old one must be before a sweep may remove it: it
+// covers the moment between creating the file and locking it.
+const (
+	statTempPrefix = "stat-"
+	statTempGrace  = 5 * time.Second
+)
 
 // snapshot lists the files under dir with their metadata, sorted by path.
 // ok is false when the metadata cannot vouch for the contents on this
@@ -105,7 +115,7 @@ func (c *Cache) statPath(h1 hash.Hash) string {
 }
 
 func (c *Cache) readStat(h1 hash.Hash) ([]fileStat, bool) {
-	b, err := os.ReadFile(c.statPath(h1))
+	b, err := readRecord(c.statPath(h1))
 	if err != nil {
 		return nil, false
 	}
@@ -128,11 +138,14 @@ func (c *Cache) recordStat(dir string, h1 hash.Hash) {
 	if err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), "stat-")
+	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), statTempPrefix)
 	if err != nil {
 		return
 	}
 	defer os.Remove(tmp.Name())
+	// Locked while it is written: a killed writer's file is swept by the
+	// next Open (flock.SweepTemps), a live one's is not.
+	_, _ = flock.LockOpenFile(tmp)
 	_, werr := tmp.Write(b)
 	if cerr := tmp.Close(); werr != nil || cerr != nil {
 		return

@@ -32,6 +32,17 @@
 // is not looked up; the default branch asks for "HEAD" only; a version
 // lists the tags ("--tags").
 //
+// A ref that names both a tag and a branch (refs/tags/REF and
+// refs/heads/REF) at different commits is refused with an
+// [*AmbiguousRefError] naming both: OpenTofu installs the tag, or the
+// branch when the source has a "depth" argument ("git clone --depth N
+// --branch REF" prefers the branch), and a server can add such a branch
+// at any time, so tflock locks neither. The ls-remote that resolves the
+// ref reports both, at no cost. A version's tag (which a managed "ref"
+// writes) is checked the same way when the source has a "depth" (one more
+// ls-remote, for that branch only); without one, tofu installs the tag,
+// as tflock does. A full ref name ("refs/tags/REF") is not ambiguous.
+//
 // When Pin is set (the commit the lock file recorded), a tag (a version's
 // tag, or a ref that names a tag) must still point to it, else Fetch fails
 // with a [*MovedTagError]. A branch, or the default branch, moves on by

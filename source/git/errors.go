@@ -34,6 +34,30 @@ func (e *MovedTagError) Error() string {
 	return address.Redact(fmt.Sprintf("%s: %q now points to commit %s, but the lock file records commit %s: the tag was moved; if that is expected, upgrade the module to record the new commit", e.Source, e.Ref, e.Now, e.Locked))
 }
 
+// ErrAmbiguousRef is wrapped by an [*AmbiguousRefError].
+var ErrAmbiguousRef = errors.New("the ref names both a tag and a branch")
+
+// AmbiguousRefError reports that a ref (or the tag of a version) names
+// both a tag and a branch of the repository that point to different
+// commits. OpenTofu installs the tag, or the branch when the source has a
+// "depth" argument (it runs "git clone --depth N --branch REF", which
+// prefers the branch), and a server can add a branch named like a tag at
+// any time: tflock installs, locks and writes neither. It wraps
+// [ErrAmbiguousRef].
+type AmbiguousRefError struct {
+	Source string // the package address, without credentials
+	Ref    string // the ref or tag, as the source or the version names it
+	Tag    string // the commit the tag points to
+	Branch string // the commit the branch points to
+}
+
+func (e *AmbiguousRefError) Error() string {
+	return address.Redact(fmt.Sprintf("%s: %q names both a tag (commit %s) and a branch (commit %s): OpenTofu installs the tag, or the branch when the source has a \"depth\" argument, so tflock installs neither; delete or rename one of them in the repository, or name the commit (\"ref=COMMIT\", without \"depth\")", e.Source, e.Ref, e.Tag, e.Branch))
+}
+
+// Unwrap returns [ErrAmbiguousRef].
+func (e *AmbiguousRefError) Unwrap() error { return ErrAmbiguousRef }
+
 // NoMatchingTagError reports that no tag of a repository is a version
 // allowed by a constraint. Tags lists every tag seen, semver or not.
 type NoMatchingTagError struct {

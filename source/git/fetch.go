@@ -89,6 +89,19 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		for _, a := range availableFrom(tags) {
 			if a.Version == m.Version {
 				t := target{ref: "refs/tags/" + a.Ref, display: a.Ref, commit: a.Pin}
+				// The tag is what a managed "ref" names. With "depth",
+				// tofu clones "--branch TAG", which takes a branch of
+				// the same name if there is one: ask for it (without
+				// depth, tofu takes the tag, as here).
+				if r.Depth > 0 {
+					heads, err := s.lsRemote(ctx, r, "--heads", "--", r.URL, "refs/heads/"+a.Ref)
+					if err != nil {
+						return target{}, err
+					}
+					if err := ambiguous(pkgName, a.Ref, heads, "refs/heads/"+a.Ref, a.Pin); err != nil {
+						return target{}, err
+					}
+				}
 				return t, moved(t)
 			}
 		}
@@ -113,6 +126,11 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		if !isCommitID(m.Ref) {
 			var err error
 			if refs, err = s.lsRemoteRef(ctx, r, m.Ref); err != nil {
+				return target{}, err
+			}
+		}
+		if tag, ok := refs["refs/tags/"+m.Ref]; ok {
+			if err := ambiguous(pkgName, m.Ref, refs, "refs/heads/"+m.Ref, tag); err != nil {
 				return target{}, err
 			}
 		}
@@ -147,6 +165,16 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		}
 		return atPin(target{ref: "HEAD", display: "HEAD", commit: c}), nil
 	}
+}
+
+// ambiguous returns an *AmbiguousRefError when refs holds the branch
+// named like the tag ref, whose commit is tag, at another commit: tofu
+// installs the one or the other depending on the source's "depth".
+func ambiguous(pkgName, ref string, refs map[string]string, branch, tag string) error {
+	if c, ok := refs[branch]; ok && c != tag {
+		return &AmbiguousRefError{Source: pkgName, Ref: ref, Tag: tag, Branch: c}
+	}
+	return nil
 }
 
 // isTag reports whether a full ref name is a tag's.

@@ -40,7 +40,7 @@ func (s *Source) ResolveProvider(ctx context.Context, addr tfaddr.Provider) (tfa
 	if addr.IsZero() {
 		return addr, &source.Error{Err: fmt.Errorf("%w: empty provider address", source.ErrNotFound)}
 	}
-	if addr.IsBuiltIn() {
+	if provaddr.IsBuiltIn(addr) {
 		return addr, &source.Error{Package: source.ProviderPackage{Addr: addr}, Err: ErrBuiltIn}
 	}
 	if addr.Namespace != tfaddr.LegacyProviderNamespace && addr.Namespace != tfaddr.UnknownProviderNamespace {

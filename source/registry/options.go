@@ -85,10 +85,13 @@ type Options struct {
 	// SignaturePolicy selects the signature rules. Default [PolicyOpenTofu].
 	SignaturePolicy SignaturePolicy
 	// UnsignedHosts lists the hosts where [PolicyOpenTofu] accepts a
-	// provider release for which the registry lists no signing key.
-	// Default: registry.opentofu.org only. Set it to an empty non-nil
-	// slice to enforce signatures everywhere (as OpenTofu's
-	// OPENTOFU_ENFORCE_GPG_VALIDATION=true does).
+	// provider release for which the registry lists no signing key, and
+	// whose every reported hash a lock file records, signed or not
+	// ([hash.Provenance.SigningExempt]), as OpenTofu does for its default
+	// registry. Default: registry.opentofu.org only, or none when the
+	// environment ([Options.LookupEnv]) sets [EnforceSignaturesEnv] to
+	// "true", as in OpenTofu. Set it to an empty non-nil slice to enforce
+	// signatures everywhere.
 	UnsignedHosts []string
 	// OfficialKeys are ASCII-armored public keys whose signatures make a
 	// provider [TrustOfficial], as Terraform treats HashiCorp's key.
@@ -106,7 +109,8 @@ type Options struct {
 	// TF_PROVIDER_DOWNLOAD_RETRY environment variable if it is a positive
 	// integer, else 2, as in OpenTofu. Negative means no retries.
 	Retries int
-	// LookupEnv reads environment variables (TF_PROVIDER_DOWNLOAD_RETRY).
+	// LookupEnv reads environment variables (TF_PROVIDER_DOWNLOAD_RETRY,
+	// OPENTOFU_ENFORCE_GPG_VALIDATION).
 	// Default os.LookupEnv.
 	LookupEnv func(key string) (string, bool)
 	// MinBackoff is the first delay between attempts; it doubles each time,
@@ -154,6 +158,12 @@ const DefaultRetries = httpx.DefaultRetries
 // retry count when [Options.Retries] is zero.
 const RetryEnv = "TF_PROVIDER_DOWNLOAD_RETRY"
 
+// EnforceSignaturesEnv names the environment variable that, set to
+// "true", makes the default of [Options.UnsignedHosts] empty, as it makes
+// OpenTofu require a signature from its default registry too (and record
+// only signed hashes in the lock file).
+const EnforceSignaturesEnv = "OPENTOFU_ENFORCE_GPG_VALIDATION"
+
 func (o Options) withDefaults() Options {
 	if o.Credentials == nil {
 		o.Credentials = EnvCredentials(nil)
@@ -161,14 +171,17 @@ func (o Options) withDefaults() Options {
 	if o.DefaultHost == "" {
 		o.DefaultHost = provaddr.DefaultRegistryHost
 	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
 	if o.UnsignedHosts == nil {
 		o.UnsignedHosts = []string{provaddr.DefaultRegistryHost}
+		if v, ok := o.LookupEnv(EnforceSignaturesEnv); ok && v == "true" {
+			o.UnsignedHosts = []string{}
+		}
 	}
 	if o.OfficialKeys == nil && o.SignaturePolicy == PolicyTerraform {
 		o.OfficialKeys = []string{HashiCorpKey}
-	}
-	if o.LookupEnv == nil {
-		o.LookupEnv = os.LookupEnv
 	}
 	if o.Retries == 0 {
 		o.Retries = DefaultRetries

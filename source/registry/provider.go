@@ -426,16 +426,25 @@ func (s *Source) release(ctx context.Context, addr tfaddr.Provider, v versions.V
 }
 
 func (s *Source) signatureRequired(addr tfaddr.Provider, keys []string) bool {
-	if len(keys) > 0 || s.o.SignaturePolicy == PolicyTerraform {
-		return true
+	return len(keys) > 0 || !s.signingExempt(addr)
+}
+
+// signingExempt is OpenTofu's rule (the negation of its
+// ShouldEnforceGPGValidationForProvider): the providers of the hosts of
+// [Options.UnsignedHosts] need no signature under [PolicyOpenTofu], and
+// every hash such a registry reports is recorded in a lock file, signed
+// or not ([hash.Provenance.SigningExempt]).
+func (s *Source) signingExempt(addr tfaddr.Provider) bool {
+	if s.o.SignaturePolicy == PolicyTerraform {
+		return false
 	}
 	host := NormalizeHost(addr.Hostname.String())
 	for _, h := range s.o.UnsignedHosts {
 		if NormalizeHost(h) == host {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *downloadMeta) (*release, error) {
@@ -534,8 +543,8 @@ func checkPackages(m *downloadMeta, rel *release) error {
 // records builds the origin hashes of a release, merged by hash: each
 // hash is reported by the registry's host, signed by the release's key if
 // SHA256SUMS lists it, for the platforms whose archive (in SHA256SUMS) or
-// packages entry names it.
-func records(addr tfaddr.Provider, v versions.Version, m *downloadMeta, rel *release) []tfhash.Record {
+// packages entry names it; exempt when the host needs no signature.
+func records(addr tfaddr.Provider, v versions.Version, m *downloadMeta, rel *release, exempt bool) []tfhash.Record {
 	host := display.Host(addr.Hostname)
 	type origin struct {
 		signed    bool
@@ -569,7 +578,7 @@ func records(addr tfaddr.Provider, v versions.Version, m *downloadMeta, rel *rel
 	}
 	out := make([]tfhash.Record, 0, len(seen))
 	for h, o := range seen {
-		p := tfhash.Provenance{Registries: []string{host}}
+		p := tfhash.Provenance{Registries: []string{host}, SigningExempt: exempt}
 		if o.signed && rel.keyID != "" {
 			p.SignedBy = []string{rel.keyID}
 		}
@@ -624,7 +633,7 @@ func (s *Source) providerChecksums(ctx context.Context, p source.ProviderPackage
 	if err := checkPackages(m, rel); err != nil {
 		return nil, s.errorFor(p, host, err)
 	}
-	return records(addr, p.Version, m, rel), nil
+	return records(addr, p.Version, m, rel, s.signingExempt(addr)), nil
 }
 
 // checkSums makes sure the signed document lists the package's shasum under
@@ -697,7 +706,7 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 		return nil, s.errorFor(p, host, err)
 	}
 	f.Package = p
-	f.Origin = records(addr, p.Version, m, rel)
+	f.Origin = records(addr, p.Version, m, rel, s.signingExempt(addr))
 	f.Warnings = slices.Clone(rel.warnings)
 	return f, nil
 }

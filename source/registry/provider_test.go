@@ -245,6 +245,55 @@ func TestSignaturePolicy(t *testing.T) {
 	})
 }
 
+// TestSigningExempt: issue 21. The hashes of a registry whose host needs
+// no signature (OpenTofu's default registry) are marked SigningExempt,
+// signed or not, so that a lock records them all as OpenTofu does; with
+// OPENTOFU_ENFORCE_GPG_VALIDATION=true in the environment, or on another
+// host, or under Terraform's policy, they are not, and an unsigned
+// release of the default registry is refused, as OpenTofu refuses it.
+func TestSigningExempt(t *testing.T) {
+	fx := registrytest.Fixtures{Providers: []registrytest.Provider{
+		{Addr: "registry.opentofu.org/acme/nokey", Unsigned: true, Versions: []registrytest.ProviderVersion{{Version: "1.0.0"}}},
+		{Addr: "registry.opentofu.org/acme/signed", Versions: []registrytest.ProviderVersion{{Version: "1.0.0"}}},
+		{Addr: "registry.example.test/acme/signed", Versions: []registrytest.ProviderVersion{{Version: "1.0.0"}}},
+	}}
+	srv := registrytest.New(t, fx, registrytest.Options{Hosts: []string{"registry.opentofu.org", "registry.example.test"}, Packages: true})
+	ctx := context.Background()
+	enforce := func(o *registry.Options) {
+		o.LookupEnv = func(k string) (string, bool) { return "true", k == registry.EnforceSignaturesEnv }
+	}
+	terraform := func(o *registry.Options) { o.SignaturePolicy = registry.PolicyTerraform }
+	for _, tc := range []struct {
+		name   string
+		addr   string
+		mod    func(*registry.Options)
+		exempt bool
+	}{
+		{"default registry, no key", "registry.opentofu.org/acme/nokey", nil, true},
+		{"default registry, signed", "registry.opentofu.org/acme/signed", nil, true},
+		{"default registry, signed, enforced", "registry.opentofu.org/acme/signed", enforce, false},
+		{"default registry, signed, Terraform's policy", "registry.opentofu.org/acme/signed", terraform, false},
+		{"other host", "registry.example.test/acme/signed", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, _ := newSource(srv, tc.mod)
+			recs, err := src.Checksums(ctx, providerPkg(t, tc.addr, "1.0.0", "linux_amd64"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				if r.Provenance.SigningExempt != tc.exempt {
+					t.Errorf("%s: SigningExempt %v, want %v", r.Hash, r.Provenance.SigningExempt, tc.exempt)
+				}
+			}
+		})
+	}
+	src, _ := newSource(srv, enforce)
+	if _, err := src.Checksums(ctx, providerPkg(t, "registry.opentofu.org/acme/nokey", "1.0.0", "linux_amd64")); !errors.Is(err, registry.ErrSignature) {
+		t.Errorf("unsigned release with %s=true: got %v, want ErrSignature", registry.EnforceSignaturesEnv, err)
+	}
+}
+
 func TestFetchProviderErrors(t *testing.T) {
 	srv := registrytest.New(t, fixtures, registrytest.Options{})
 	src, _ := newSource(srv, nil)
