@@ -48,6 +48,7 @@ type originRecord struct {
 	Mirrors        []string  `json:"mirrors,omitempty"`
 	TrustedMirrors []string  `json:"trusted_mirrors,omitempty"`
 	Platforms      []string  `json:"platforms,omitempty"`
+	SigningExempt  bool      `json:"signing_exempt,omitempty"`
 }
 
 // indexOrigin is the index form of origin. Whether a hash was verified
@@ -59,7 +60,7 @@ func indexOrigin(origin []hash.Record) []originRecord {
 	out := make([]originRecord, 0, len(origin))
 	for _, r := range origin {
 		p := r.Provenance
-		out = append(out, originRecord{Hash: r.Hash, SignedBy: p.SignedBy, Registries: p.Registries, Mirrors: p.Mirrors, TrustedMirrors: p.TrustedMirrors, Platforms: p.Platforms})
+		out = append(out, originRecord{Hash: r.Hash, SignedBy: p.SignedBy, Registries: p.Registries, Mirrors: p.Mirrors, TrustedMirrors: p.TrustedMirrors, Platforms: p.Platforms, SigningExempt: p.SigningExempt})
 	}
 	return out
 }
@@ -72,7 +73,7 @@ func (r indexRecord) origin() []hash.Record {
 		if _, err := hash.ParseHash(string(o.Hash)); err != nil {
 			continue
 		}
-		out = append(out, hash.Record{Hash: o.Hash, Provenance: hash.Provenance{SignedBy: o.SignedBy, Registries: o.Registries, Mirrors: o.Mirrors, TrustedMirrors: o.TrustedMirrors, Platforms: o.Platforms}})
+		out = append(out, hash.Record{Hash: o.Hash, Provenance: hash.Provenance{SignedBy: o.SignedBy, Registries: o.Registries, Mirrors: o.Mirrors, TrustedMirrors: o.TrustedMirrors, Platforms: o.Platforms, SigningExempt: o.SigningExempt}})
 	}
 	return out
 }
