@@ -173,6 +173,24 @@ func TestTypedErrors(t *testing.T) {
 		}
 	})
 
+	t.Run("QueryFailedInvalidResponse", func(t *testing.T) {
+		ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/.well-known/terraform.json" {
+				w.Write([]byte(`{"providers.v1":"/v1/providers/"}`))
+				return
+			}
+			w.Write([]byte(`<html>`))
+		}))
+		defer ts.Close()
+		host := strings.TrimPrefix(ts.URL, "https://")
+		s := registry.NewSource(registry.Options{HTTPClient: ts.Client(), Credentials: registry.Tokens{}, Retries: -1})
+		_, err := s.Versions(ctx, providerPkg(t, host+"/a/b", "", ""))
+		asTyped[*source.QueryFailedError](t, err)
+		if want := "could not query provider registry for " + host + "/a/b: invalid response from " + ts.URL + "/v1/providers/a/b/versions: "; !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("text %q, want it to start with %q", err, want)
+		}
+	})
+
 	t.Run("Canceled", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()

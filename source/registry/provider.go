@@ -127,6 +127,12 @@ func (s *Source) providerService(ctx context.Context, addr tfaddr.Provider) (*ur
 	return base, tok, nil
 }
 
+// invalidResponse is the error for a registry answer that does not parse
+// or breaks the protocol: a failed query, as OpenTofu types it.
+func invalidResponse(addr tfaddr.Provider, format string, args ...any) error {
+	return &source.QueryFailedError{Package: source.ProviderPackage{Addr: addr}, Err: fmt.Errorf(format, args...)}
+}
+
 // queryError is the error of a failed provider registry query that did
 // not answer 404 (which each query tells apart itself): cancelled,
 // unauthorized, or failed, as OpenTofu tells them apart.
@@ -205,7 +211,7 @@ func (s *Source) getProviderVersions(ctx context.Context, addr tfaddr.Provider) 
 	}
 	var body providerVersionsResponse
 	if err := json.Unmarshal(resp.body, &body); err != nil {
-		return nil, fmt.Errorf("invalid response from %s: %v", redact(u), err)
+		return nil, invalidResponse(addr, "invalid response from %s: %v", redact(u), err)
 	}
 	return &body, nil
 }
@@ -305,14 +311,14 @@ func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v 
 	}
 	m := &downloadMeta{platform: plat, metaURL: resp.url}
 	if err := json.Unmarshal(resp.body, &m.resp); err != nil {
-		return nil, fmt.Errorf("invalid response from %s: %v", redact(u), err)
+		return nil, invalidResponse(addr, "invalid response from %s: %v", redact(u), err)
 	}
 	r := &m.resp
 	if r.OS != plat.OS || r.Arch != plat.Arch {
-		return nil, fmt.Errorf("invalid response from %s: it describes the %s_%s package, not %s", redact(u), r.OS, r.Arch, plat)
+		return nil, invalidResponse(addr, "invalid response from %s: it describes the %s_%s package, not %s", redact(u), r.OS, r.Arch, plat)
 	}
 	if r.Filename == "" || strings.ContainsAny(r.Filename, "/\\") {
-		return nil, fmt.Errorf("invalid response from %s: invalid filename %q", redact(u), r.Filename)
+		return nil, invalidResponse(addr, "invalid response from %s: invalid filename %q", redact(u), r.Filename)
 	}
 	for _, f := range []struct {
 		name string
@@ -321,11 +327,11 @@ func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v 
 	}{{"download_url", r.DownloadURL, &m.downloadURL}, {"shasums_url", r.SHASumsURL, &m.sumsURL}, {"shasums_signature_url", r.SHASumsSignatureURL, &m.sigURL}} {
 		ref, err := url.Parse(f.raw)
 		if err != nil || f.raw == "" {
-			return nil, fmt.Errorf("invalid response from %s: invalid %s", redact(u), f.name)
+			return nil, invalidResponse(addr, "invalid response from %s: invalid %s", redact(u), f.name)
 		}
 		abs := resp.url.ResolveReference(ref)
 		if abs.Scheme != "https" && abs.Scheme != "http" {
-			return nil, fmt.Errorf("invalid response from %s: %s must use http or https", redact(u), f.name)
+			return nil, invalidResponse(addr, "invalid response from %s: %s must use http or https", redact(u), f.name)
 		}
 		*f.dst = abs
 	}
@@ -338,7 +344,7 @@ func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v 
 	}
 	sum, err := hex.DecodeString(r.SHASum)
 	if err != nil || len(sum) != sha256.Size {
-		return nil, fmt.Errorf("invalid response from %s: invalid shasum %q", redact(u), r.SHASum)
+		return nil, invalidResponse(addr, "invalid response from %s: invalid shasum %q", redact(u), r.SHASum)
 	}
 	m.shasum = tfhash.Hash(string(tfhash.SchemeZH) + strings.ToLower(r.SHASum))
 	if len(r.Packages) > 0 {
@@ -346,13 +352,13 @@ func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v 
 		for ps, pd := range r.Packages {
 			pl, err := source.ParsePlatform(ps)
 			if err != nil {
-				return nil, fmt.Errorf("invalid response from %s: packages: %v", redact(u), err)
+				return nil, invalidResponse(addr, "invalid response from %s: packages: %v", redact(u), err)
 			}
 			d := platformData{size: pd.PackageSize}
 			for _, raw := range pd.Hashes {
 				h, err := tfhash.ParseHash(raw)
 				if err != nil {
-					return nil, fmt.Errorf("invalid response from %s: packages: %v", redact(u), err)
+					return nil, invalidResponse(addr, "invalid response from %s: packages: %v", redact(u), err)
 				}
 				d.hashes = append(d.hashes, h)
 			}
