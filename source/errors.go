@@ -161,8 +161,8 @@ func (e *ProtocolNotSupportedError) Error() string {
 func (e *ProtocolNotSupportedError) Is(target error) bool { return target == ErrProtocolNotSupported }
 
 // HostNoProvidersError: the host of a provider address offers no provider
-// registry (OpenTofu's ErrHostNoProviders). It matches [ErrNotFound]
-// through its cause.
+// registry (OpenTofu's ErrHostNoProviders). It matches [ErrNotFound],
+// and source/registry's ErrNoService through its cause.
 type HostNoProvidersError struct {
 	Host string
 	// HasOtherVersion is true when the host offers another version of the
