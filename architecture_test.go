@@ -38,6 +38,9 @@ func TestImportRules(t *testing.T) {
 		"source/sourcetest": {"source/cache"},
 		// Test support: a process killed in the middle of a cache fill.
 		"internal/killtest": {"source/cache"},
+		// The cache served to stock tofu as a network mirror: it fills the
+		// cache and writes the CLI configuration that points tofu at it.
+		"source/cache/mirrorserve": {"source/cache", "source/cliconfig"},
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) < 20 {

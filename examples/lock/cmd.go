@@ -230,7 +230,10 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	for _, w := range res.Warnings {
-		out.printf("Warning: %s\n", w)
+		// Init reports most warnings as events too: print each once.
+		if !out.seen(w) {
+			out.printf("Warning: %s\n", w)
+		}
 	}
 	if c.explain {
 		out.mu.Lock()
@@ -402,6 +405,7 @@ type printer struct {
 	started   map[string]bool
 	done      map[string]bool
 	resolving map[string]bool
+	warned    map[string]bool     // warnings drawn from events
 	groups    map[string][]string // held lines by package
 	progress  map[string]int      // index in groups of the package's byte count line
 }
@@ -418,6 +422,13 @@ func (p *printer) first(set *map[string]bool, key string) bool {
 	}
 	(*set)[key] = true
 	return true
+}
+
+// seen reports whether the warning w was drawn from an event.
+func (p *printer) seen(w string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.warned[w]
 }
 
 // printf draws a line of a step that runs in sequence, after the held
@@ -509,6 +520,7 @@ func (p *printer) Event(e source.Event) {
 	case source.EventVerified:
 		p.hold(key, false, "- Verified %s: %s\n", name, e.Detail)
 	case source.EventWarning:
+		p.first(&p.warned, e.Detail)
 		p.printf("Warning: %s\n", e.Detail)
 	}
 }

@@ -4,6 +4,8 @@
 //
 //	go run ./examples/lock [-upgrade] [-lockfile=readonly] [-var NAME=VALUE]... [-var-file FILE]... [-reset] [DIR]
 //	go run ./examples/lock providers-lock [-platform=OS_ARCH]... [-fs-mirror=DIR] [-net-mirror=URL] [DIR]
+//	go run ./examples/lock serve [-cache-dir=DIR] [-archives=DIR] [-tool-config=DIR] [-trust-all-hashes] [-- COMMAND [ARGS...]]
+//	go run ./examples/lock mirror [-platform=OS_ARCH]... [-lock-file=FILE] DIR [CONFIG]
 //
 // Without DIR it works on a copy of the sample configuration shipped in
 // examples/lock/sample (two registry providers, a registry module, a git
@@ -33,6 +35,17 @@
 // -unify-modules gives every call of the same module source one version,
 // and reports constraints in conflict with each call's file and line.
 //
+// serve serves the package cache to stock tofu and terraform as a provider
+// network mirror on loopback HTTPS (package source/cache/mirrorserve), its
+// misses fetched through the CLI configuration's installation methods,
+// and writes the CLI configuration and certificate bundle that point tofu
+// at it (printed as TF_CLI_CONFIG_FILE and SSL_CERT_FILE); with a COMMAND
+// it runs that command with them set and exits with its code, else it
+// serves until interrupted. mirror writes into DIR what "tofu providers
+// mirror" writes, plus the JSON files of a network mirror, for the
+// providers of CONFIG's lock file (locked first if it has none), every
+// archive verified against the lock file.
+//
 // It prints progress as plain lines, in the same order on every run of the
 // same work (lines of concurrent work are grouped by package), writes
 // .terraform.lock.hcl (none when there is nothing to lock) and prints what
@@ -59,6 +72,9 @@ func main() {
 
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if isMirrorCommand(args) {
+		return runMirror(ctx, args, stdout, stderr)
+	}
 	cmd, err := parseArgs(args, stderr)
 	if err != nil {
 		if err == errUsage {

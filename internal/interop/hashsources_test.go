@@ -256,7 +256,7 @@ func TestInteropHashSourcesMirrors(t *testing.T) {
 	w.removeInstall()
 	unpacked := filepath.Join(w.home, "unpacked")
 	unpackMirror(t, packed, unpacked)
-	netURL := w.serveMirror(packed)
+	netURL := w.serveStaticMirror(packed)
 
 	for _, tc := range []struct {
 		name, block        string
@@ -363,11 +363,11 @@ func unpackMirror(t *testing.T, packed, unpacked string) {
 	}
 }
 
-// serveMirror serves dir (a mirror made by "tofu providers mirror", which
+// serveStaticMirror serves dir (a mirror made by "tofu providers mirror", which
 // writes the network mirror protocol's JSON documents) as a network mirror
 // over TLS, trusted through the world's certificate file, and returns its
 // URL.
-func (w *world) serveMirror(dir string) string {
+func (w *world) serveStaticMirror(dir string) string {
 	w.t.Helper()
 	return w.tlsFileServer(dir) + "/"
 }

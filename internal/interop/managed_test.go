@@ -3,8 +3,10 @@ package interop
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,4 +123,93 @@ func TestInteropManagedRefsTofu(t *testing.T) {
 func TestInteropManagedRefsTerraform(t *testing.T) {
 	terraform := tool(t, "TFLOCK_TERRAFORM", "terraform")
 	managedInterop(t, "terraform", terraform, newTerraformWorld(t), false)
+}
+
+// TestInteropRefWithSubdirTofu: a subdirectory after the ref
+// ("?ref=v1.0.0//sub") stays in the ref for go-getter, which reads a
+// subdirectory only before the query; tofu accepts the address and fails
+// to install it, and tflock refuses it, both with "invalid ref", whether
+// or not the call is annotated (issue 23 item 2).
+func TestInteropRefWithSubdirTofu(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	w := newWorld(t)
+	const want = `invalid ref: "v1.0.0//sub"`
+	for _, annotation := range []string{"", "  # tflock: version = \"~> 1.0\"\n"} {
+		w.config(map[string]string{"main.tf": "module \"network\" {\n" + annotation + "  source = \"" + installtest.Network + "?ref=v1.0.0//sub\"\n}\n"})
+		if out := w.run(1, tofu, "init", "-input=false", "-no-color"); !strings.Contains(out, want) {
+			t.Errorf("tofu init: want %q:\n%s", want, out)
+		}
+		if out := w.tflock(1); !strings.Contains(out, want) {
+			t.Errorf("tflock: want %q:\n%s", want, out)
+		}
+		if got := string(w.read("main.tf")); !strings.Contains(got, "?ref=v1.0.0//sub\"") {
+			t.Errorf("main.tf was rewritten:\n%s", got)
+		}
+	}
+}
+
+// TestInteropRewriteCorpusTofu: each configuration of the rewrite corpus
+// (resolve/install/testdata/rewrite-corpus: annotations in many
+// positions, CRLF and LF, a block on one line, a .tofu file, JSON, a
+// local module) is locked by tflock; tofu then inits it from an empty
+// install directory and checks out, for every git call, exactly the
+// commit the lock records: the rewritten files are what tofu reads
+// (issue 23).
+func TestInteropRewriteCorpusTofu(t *testing.T) {
+	tofu := tool(t, "TFLOCK_TOFU", "tofu")
+	corpus := filepath.Join("..", "..", "resolve", "install", "testdata", "rewrite-corpus")
+	entries, err := os.ReadDir(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		t.Run(e.Name(), func(t *testing.T) {
+			w := newWorld(t)
+			files := map[string]string{}
+			err := filepath.WalkDir(filepath.Join(corpus, e.Name()), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				rel, _ := filepath.Rel(filepath.Join(corpus, e.Name()), p)
+				// The world's OCI registry has a host of its own.
+				files[rel] = strings.ReplaceAll(string(b), "oci://"+installtest.OCIHost+"/", "oci://"+w.ociHost+"/")
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.config(files)
+			w.tflock(0)
+			lf := parseLock(t, w.read(".terraform.lock.hcl"))
+			if err := os.RemoveAll(w.path(".terraform")); err != nil {
+				t.Fatal(err)
+			}
+			w.run(0, tofu, "init", "-input=false", "-no-color")
+			n := 0
+			for ml := range lf.Modules() {
+				if ml.Commit == "" || ml.Version.IsZero() {
+					continue
+				}
+				n++
+				// tofu copies a package it downloaded already for another
+				// call, without its .git: the module's text names its
+				// version.
+				if _, err := os.Stat(w.path(".terraform/modules/" + ml.Path + "/.git")); err == nil {
+					if got := w.checkoutCommit(ml.Path); got != ml.Commit {
+						t.Errorf("tofu checked out %s for module %q, the lock records %s", got, ml.Path, ml.Commit)
+					}
+				}
+				if got := string(w.read(".terraform/modules/" + ml.Path + "/main.tf")); !strings.Contains(got, `"`+ml.Version.String()+`"`) {
+					t.Errorf("tofu installed for module %q, locked at %s:\n%s", ml.Path, ml.Version, got)
+				}
+			}
+			if n == 0 {
+				t.Error("no git module locked")
+			}
+		})
+	}
 }

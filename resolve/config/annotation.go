@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -29,20 +30,28 @@ var annotationVersion = regexp.MustCompile(`^version\s*=\s*"([^"\\]*)"$`)
 // annotation reads the tflock annotation of module block b into mc, if
 // it has one; versionArg says whether the block has a version argument.
 // It returns false after reporting an error.
+//
+// An annotation is a comment between the block's braces, outside its
+// arguments and nested blocks: on a line of its own, after an argument
+// (also in a block written on one line), never inside an argument's
+// value or a nested block, where it is reported as ignored (see also
+// strayAnnotations).
 func (r *reader) annotation(b *hcl.Block, mc *ModuleCall, versionArg bool) bool {
-	body, ok := b.Body.(*hclsyntax.Body)
-	if !ok {
+	blk := r.syntaxBlock(b)
+	if blk == nil {
 		return true // JSON syntax: no comments
 	}
 	name := mc.Name
 	var found []hclsyntax.Token
-	for _, tok := range r.fileTokens(body.SrcRange.Filename) {
-		if tok.Type != hclsyntax.TokenComment || tok.Range.Start.Byte < body.SrcRange.Start.Byte || tok.Range.End.Byte > body.SrcRange.End.Byte {
+	for _, tok := range r.annotationTokens(blk.Body.SrcRange.Filename) {
+		if !insideBraces(blk, tok.Range) {
 			continue
 		}
-		if _, ok := annotationText(tok.Bytes); ok {
-			found = append(found, tok)
+		if where := nestedIn(blk.Body, tok.Range); where != "" {
+			r.warnAnnotation(tok.Range, "The comment %q is inside %s of module block %q, where tflock does not read it: a tflock annotation constrains the module block it is written in, directly between the block's braces. Move it there, or remove it.", strings.TrimSpace(string(tok.Bytes)), where, name)
+			continue
 		}
+		found = append(found, tok)
 	}
 	if len(found) == 0 {
 		if versionArg {
@@ -99,6 +108,118 @@ func ManagedArgument(rem address.Remote) string {
 	return "ref"
 }
 
+// syntaxBlock returns the native syntax block of b, or nil for JSON.
+func (r *reader) syntaxBlock(b *hcl.Block) *hclsyntax.Block {
+	body, ok := r.syntax[b.DefRange.Filename]
+	if !ok {
+		return nil
+	}
+	for _, blk := range body.Blocks {
+		if blk.DefRange() == b.DefRange {
+			return blk
+		}
+	}
+	return nil
+}
+
+// insideBraces reports whether rng is between blk's braces.
+func insideBraces(blk *hclsyntax.Block, rng hcl.Range) bool {
+	return rng.Start.Byte >= blk.OpenBraceRange.End.Byte && rng.End.Byte <= blk.CloseBraceRange.Start.Byte
+}
+
+// nestedIn names the argument or nested block of body that holds rng
+// ("the argument \"tags\""), or "" if none does.
+func nestedIn(body *hclsyntax.Body, rng hcl.Range) string {
+	for name, a := range body.Attributes {
+		if a.SrcRange.ContainsOffset(rng.Start.Byte) {
+			return fmt.Sprintf("the argument %q", name)
+		}
+	}
+	for _, nb := range body.Blocks {
+		if nb.Range().ContainsOffset(rng.Start.Byte) {
+			return fmt.Sprintf("a nested %q block", nb.Type)
+		}
+	}
+	return ""
+}
+
+// annotationTokens returns the annotation comments of a native syntax
+// file read by r, in order.
+func (r *reader) annotationTokens(name string) []hclsyntax.Token {
+	var out []hclsyntax.Token
+	for _, tok := range r.fileTokens(name) {
+		if tok.Type != hclsyntax.TokenComment {
+			continue
+		}
+		if _, ok := annotationText(tok.Bytes); ok {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// strayAnnotations warns about each annotation comment of a native
+// syntax file that no module block holds between its braces (above a
+// block, at the top level, in another kind of block): tflock reads none
+// of them, and a user who wrote one meant a constraint.
+func (r *reader) strayAnnotations(file *hcl.File) {
+	body, ok := file.Body.(*hclsyntax.Body)
+	if !ok {
+		return
+	}
+	var modules []*hclsyntax.Block
+	for _, blk := range body.Blocks {
+		if blk.Type == "module" {
+			modules = append(modules, blk)
+		}
+	}
+	for _, tok := range r.annotationTokens(body.SrcRange.Filename) {
+		if slices.ContainsFunc(modules, func(blk *hclsyntax.Block) bool { return insideBraces(blk, tok.Range) }) {
+			continue
+		}
+		where := "outside any module block"
+		for _, blk := range body.Blocks {
+			if blk.Range().ContainsOffset(tok.Range.Start.Byte) {
+				where = fmt.Sprintf("inside a %q block", blk.Type)
+				if blk.Type == "module" && len(blk.Labels) > 0 {
+					where = fmt.Sprintf("in the header of module block %q, outside its braces", blk.Labels[0])
+				}
+				break
+			}
+			if blk.Range().Start.Byte >= tok.Range.End.Byte {
+				if blk.Type == "module" && len(blk.Labels) > 0 && r.startsLine(tok.Range) {
+					where = fmt.Sprintf("above module block %q, outside its braces", blk.Labels[0])
+				}
+				break
+			}
+		}
+		r.warnAnnotation(tok.Range, "The comment %q is %s, where tflock does not read it: a tflock annotation constrains the module block it is written in, directly between the block's braces. Move it there, or remove it.", strings.TrimSpace(string(tok.Bytes)), where)
+	}
+}
+
+// startsLine reports whether only spaces precede rng on its line.
+func (r *reader) startsLine(rng hcl.Range) bool {
+	src := r.srcs[rng.Filename]
+	if rng.Start.Byte > len(src) {
+		return false
+	}
+	line := src[:rng.Start.Byte]
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	return len(bytes.TrimSpace(line)) == 0
+}
+
+// warnAnnotation reports a tflock annotation that is ignored.
+func (r *reader) warnAnnotation(rng hcl.Range, format string, args ...any) {
+	r.diags = append(r.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagWarning,
+		Summary:  "Ignored tflock annotation",
+		Detail:   fmt.Sprintf(format, args...),
+		Subject:  rng.Ptr(),
+	})
+}
+
 // fileTokens returns the tokens of a native syntax file read by r.
 func (r *reader) fileTokens(name string) hclsyntax.Tokens {
 	if toks, ok := r.tokens[name]; ok {
@@ -122,7 +243,14 @@ func annotationText(comment []byte) (string, bool) {
 	case bytes.HasPrefix(c, []byte("//")):
 		c = c[2:]
 	case bytes.HasPrefix(c, []byte("/*")):
-		c = bytes.TrimSuffix(c[2:], []byte("*/"))
+		// A block comment over several lines may start each with "*".
+		var lines [][]byte
+		for _, l := range bytes.Split(bytes.TrimSuffix(c[2:], []byte("*/")), []byte("\n")) {
+			if l = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(l), []byte("*"))); len(l) > 0 {
+				lines = append(lines, l)
+			}
+		}
+		c = bytes.Join(lines, []byte(" "))
 	}
 	rest, ok := bytes.CutPrefix(bytes.TrimSpace(c), []byte(AnnotationPrefix))
 	if !ok {
@@ -157,5 +285,9 @@ func ManagedSource(src, tag string) (string, error) {
 			return base + "?" + strings.Join(args, "&"), nil
 		}
 	}
-	return base + "?" + strings.Join(append(args, key+tag), "&"), nil
+	// Appended: after a bare "?" or a trailing "&", no separator.
+	if query == "" || strings.HasSuffix(query, "&") {
+		return src + key + tag, nil
+	}
+	return src + "&" + key + tag, nil
 }

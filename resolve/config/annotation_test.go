@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +105,11 @@ func TestManagedSource(t *testing.T) {
 		{"git::https://h.example.test/x.git?depth=1", "1.0.0", "git::https://h.example.test/x.git?depth=1&ref=1.0.0"},
 		{"oci://h.example.test/m/x", "1.1.0", "oci://h.example.test/m/x?tag=1.1.0"},
 		{"oci://h.example.test/m/x?tag=1.0.0", "1.1.0_b", "oci://h.example.test/m/x?tag=1.1.0_b"},
+		// A bare "?" or a trailing "&" takes the argument without another
+		// separator (issue 23 item 5).
+		{"git::https://h.example.test/x.git?", "v1.1.0", "git::https://h.example.test/x.git?ref=v1.1.0"},
+		{"oci://h.example.test/m/x?", "1.1.0", "oci://h.example.test/m/x?tag=1.1.0"},
+		{"git::https://h.example.test/x.git?depth=1&", "v1.1.0", "git::https://h.example.test/x.git?depth=1&ref=v1.1.0"},
 	} {
 		got, err := config.ManagedSource(tc.in, tc.tag)
 		if err != nil || got != tc.want {
@@ -111,5 +118,82 @@ func TestManagedSource(t *testing.T) {
 	}
 	if _, err := config.ManagedSource("acme/net/aws", "1.0.0"); err == nil {
 		t.Error("a registry source was accepted")
+	}
+}
+
+// Every annotation comment is either read for its module block or
+// reported, with its file and line: in a block written on one line it is
+// read; above a block, inside an argument's value, inside another kind of
+// block or at the top level it is a warning, and never taken for a
+// block's constraint (issue 23 item 1).
+func TestAnnotationPositions(t *testing.T) {
+	const git = "git::https://h.example.test/x.git?ref=v0.9.0"
+	src := `# tflock: version = "9.9.9"
+module "oneline" { source = "` + git + `" /* tflock: version = "~> 1.0" */ }
+module "before" { /* tflock: version = "~> 2.0" */ source = "` + git + `" }
+
+# tflock: version = "~> 3.0"
+module "above" {
+  source = "` + git + `"
+}
+
+module "nested" {
+  source = "` + git + `"
+  tags = {
+    # tflock: version = "~> 4.0"
+    a = "b"
+  }
+  list = [
+    "x", // tflock: version = "~> 5.0"
+  ]
+}
+
+resource "null_resource" "r" {
+  # tflock: version = "~> 6.0"
+}
+module "after" {
+  source = "` + git + `"
+} # tflock: version = "~> 7.0"
+module "doc" {
+  /*
+   * tflock: version = "~> 3.0"
+   */
+  source = "` + git + `"
+}
+`
+	m, diags := config.ReadFiles([]config.File{{Name: "main.tf", Src: []byte(src)}}, "", config.ReadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	managed := map[string]string{}
+	for _, c := range m.Calls {
+		if c.ManagedRef {
+			managed[c.Name] = c.Constraints.String()
+		}
+	}
+	if len(managed) != 3 || managed["oneline"] != "~> 1.0" || managed["before"] != "~> 2.0" || managed["doc"] != "~> 3.0" {
+		t.Errorf("managed calls %v, want oneline ~> 1.0, before ~> 2.0, doc ~> 3.0", managed)
+	}
+	var warnings []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning && d.Summary == "Ignored tflock annotation" {
+			warnings = append(warnings, fmt.Sprintf("%s:%02d %s", d.Subject.Filename, d.Subject.Start.Line, d.Detail))
+		}
+	}
+	slices.Sort(warnings)
+	for i, want := range []string{
+		`main.tf:01 The comment "# tflock: version = \"9.9.9\"" is above module block "oneline", outside its braces`,
+		`main.tf:05 The comment "# tflock: version = \"~> 3.0\"" is above module block "above", outside its braces`,
+		`main.tf:13 The comment "# tflock: version = \"~> 4.0\"" is inside the argument "tags" of module block "nested"`,
+		`main.tf:17 The comment "// tflock: version = \"~> 5.0\"" is inside the argument "list" of module block "nested"`,
+		`main.tf:22 The comment "# tflock: version = \"~> 6.0\"" is inside a "resource" block`,
+		`main.tf:26 The comment "# tflock: version = \"~> 7.0\"" is outside any module block`,
+	} {
+		if i >= len(warnings) || !strings.HasPrefix(warnings[i], want) {
+			t.Errorf("warning %d: want %q, got\n%s", i, want, strings.Join(warnings, "\n"))
+		}
+	}
+	if len(warnings) != 6 {
+		t.Errorf("%d warnings, want 6:\n%s", len(warnings), strings.Join(warnings, "\n"))
 	}
 }

@@ -324,6 +324,7 @@ type reader struct {
 	// annotations in comments; tokens their tokens, lexed on demand.
 	srcs     map[string][]byte
 	tokens   map[string]hclsyntax.Tokens
+	syntax   map[string]*hclsyntax.Body // native syntax files' bodies
 	static   *staticScope
 	call     string
 	host     string
@@ -370,9 +371,14 @@ func (r *reader) parse(f File) *hcl.File {
 		if diags = hclguard.Native(f.Src, f.Name); diags == nil {
 			file, diags = hclsyntax.ParseConfig(f.Src, f.Name, hcl.InitialPos)
 			if r.srcs == nil {
-				r.srcs = map[string][]byte{}
+				r.srcs, r.syntax = map[string][]byte{}, map[string]*hclsyntax.Body{}
 			}
 			r.srcs[f.Name] = f.Src
+			if file != nil {
+				if body, ok := file.Body.(*hclsyntax.Body); ok {
+					r.syntax[f.Name] = body
+				}
+			}
 		}
 	}
 	r.diags = append(r.diags, diags...)
@@ -407,6 +413,7 @@ func (r *reader) file(file *hcl.File, override bool) {
 			}
 		}
 	}
+	r.strayAnnotations(file)
 }
 
 func (r *reader) errorf(rng hcl.Range, summary, format string, args ...any) {

@@ -98,16 +98,23 @@
 // the form stock tofu and terraform load, which refuse the module-locking
 // RFC's version argument on such a source) is resolved like a call with
 // a version argument, and its source's git "ref" or OCI "tag" argument is
-// tflock's output: once the packages are installed, Init writes the
+// tflock's output: before the packages are installed, Init writes the
 // selected version's tag there (on the first lock, after -upgrade, or
 // when the argument was edited by hand: the lock decides), replacing only
 // the source's string literal and renaming a temporary file over the
 // .tf file, so that tofu and terraform install the locked commit or
-// digest. Only the configuration's own files (the root module and its
-// local modules) are rewritten, never a fetched package; the rewrites are
-// in [Result].Rewritten. A read-only run fails with a [*ManagedRefError]
-// instead, [Options.KeepManagedRefs] turns the rewrite into a warning,
-// and providers lock mode leaves the files alone.
+// digest. The rewrite is all or nothing: every file is staged before any
+// is replaced, a failure puts back those replaced and installs nothing
+// (a [*RewriteError] lists the files), and a failed install puts the
+// sources back. Only the configuration's own files are rewritten: the
+// root module's and its local modules' files inside the root module's
+// directory, never a fetched package; a file without a write bit, a
+// symbolic link (or a file reached through one), a hard-linked file or a
+// file outside the root module's directory is left alone with a warning
+// naming the source to write, unless [Options.RewriteProtectedFiles]. The
+// rewrites are in [Result].Rewritten. A read-only run fails with a
+// [*ManagedRefError] instead, [Options.KeepManagedRefs] turns the rewrite
+// into a warning, and providers lock mode leaves the files alone.
 //
 // .terraform/providers and .terraform/modules are made 0755, as tofu
 // makes them; [WriteLock] writes no file when there is none and nothing

@@ -121,14 +121,19 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		res.Providers = provs
 		return res, nil
 	}
-	installed, err := r.install(ctx, provs)
+	// The configuration first, all or nothing: a rewrite that fails
+	// installs nothing, and an install that fails puts the sources back,
+	// so that modules.json and the lock file never claim a source the
+	// configuration does not hold.
+	rewritten, undo, err := r.applyManagedRefs(ctx, edits)
 	if err != nil {
 		return nil, err
 	}
-	res.Providers = installed
-	if res.Rewritten, err = r.applyManagedRefs(ctx, edits); err != nil {
-		return nil, err
+	installed, err := r.install(ctx, provs)
+	if err != nil {
+		return nil, errors.Join(err, undo())
 	}
+	res.Providers, res.Rewritten = installed, rewritten
 	return res, nil
 }
 

@@ -46,7 +46,7 @@ type ManagedRefError struct {
 
 func (e *ManagedRefError) Error() string {
 	var b strings.Builder
-	b.WriteString("module sources out of date: the lock file is read-only, and these module sources, whose ref or tag tflock manages, do not name the locked version. To rewrite them, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
+	b.WriteString("module sources out of date: the lock file is read-only, and these module sources, whose ref or tag tflock manages, do not name the locked version. Run tflock again without read-only (-lockfile=readonly) to rewrite them, or edit each by hand to the source the lock selects; tofu and terraform never rewrite a source.")
 	for _, rw := range e.Rewrites {
 		fmt.Fprintf(&b, "\n  - module %q (%s:%d): the source is %q, the lock selects %q", rw.Call, rw.File, rw.Line, rw.Old, rw.New)
 	}
@@ -57,7 +57,54 @@ func (e *ManagedRefError) Error() string {
 type managedEdit struct {
 	call     *config.ModuleCall
 	old, new string
+	tag      string // the ref or tag written into new
 	rw       SourceRewrite
+}
+
+// sameFileKey is the name of a configuration file with symbolic links
+// resolved, or the name as given if that fails.
+func sameFileKey(path string) string {
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		return resolved
+	}
+	return path
+}
+
+// protectedFile says why the rewrite leaves the configuration file path
+// alone by default (see [Options.RewriteProtectedFiles]), or "" if it may
+// write it: root is the root module's directory.
+func protectedFile(path, root string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "which cannot be located: " + err.Error()
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return "which cannot be located: " + err.Error()
+	}
+	rel, err := filepath.Rel(absRoot, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "which is outside the root module's directory " + absRoot
+	}
+	fi, err := os.Lstat(abs)
+	switch {
+	case err != nil:
+		return "which cannot be read: " + err.Error()
+	case fi.Mode()&os.ModeSymlink != 0:
+		return "which is a symbolic link"
+	case fi.Mode().Perm()&0o222 == 0:
+		return "which has no write permission"
+	case hardLinks(fi) > 1:
+		return fmt.Sprintf("which has %d hard links", hardLinks(fi))
+	}
+	// A directory on the way that is a symbolic link (a local module
+	// directory linked to elsewhere) leads out of the root module.
+	realRoot, err1 := filepath.EvalSymlinks(absRoot)
+	resolved, err2 := filepath.EvalSymlinks(abs)
+	if err1 != nil || err2 != nil || resolved != filepath.Join(realRoot, rel) {
+		return "which is reached through a symbolic link"
+	}
+	return ""
 }
 
 // planManagedRefs works out the new source of every managed module call
@@ -94,7 +141,9 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 				return nil, err
 			}
 			rem, _ := mc.Address.(address.Remote)
-			key := fmt.Sprintf("%s:%d", mc.SourceRange.Filename, mc.SourceRange.Start.Byte)
+			// By the file itself: a local module directory reached
+			// through a symbolic link is the same file under two names.
+			key := fmt.Sprintf("%s:%d", sameFileKey(mc.SourceRange.Filename), mc.SourceRange.Start.Byte)
 			if prev, dup := at[key]; dup {
 				if prev.next != next {
 					return nil, fmt.Errorf("module calls %q and %q share the source at %s:%d, whose %s tflock manages, but their locks select different versions (%q, %q): constrain them to one version", prev.call, mc.Path, mc.SourceRange.Filename, mc.SourceRange.Start.Line, config.ManagedArgument(rem), address.Redact(prev.next), address.Redact(next))
@@ -105,7 +154,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 			if next == mc.Source {
 				continue
 			}
-			edits = append(edits, managedEdit{call: mc, old: mc.Source, new: next, rw: SourceRewrite{
+			edits = append(edits, managedEdit{call: mc, old: mc.Source, new: next, tag: tag, rw: SourceRewrite{
 				Call: mc.Path, File: mc.SourceRange.Filename, Line: mc.SourceRange.Start.Line,
 				Old: address.Redact(mc.Source), New: address.Redact(next),
 			}})
@@ -146,6 +195,27 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
 		}
 		return nil, nil
+	}
+	if !r.s.RewriteProtectedFiles {
+		// Only the root module's own files, as they are: the others are
+		// left alone, with the source to write by hand.
+		why := map[string]string{}
+		edits = slices.DeleteFunc(edits, func(e managedEdit) bool {
+			f := e.rw.File
+			reason, seen := why[f]
+			if !seen {
+				reason = protectedFile(f, r.s.Dir)
+				why[f] = reason
+			}
+			if reason == "" {
+				return false
+			}
+			rem, _ := e.call.Address.(address.Remote)
+			msg := fmt.Sprintf("Module source not rewritten: module %q (%s:%d) has the source %q, but the lock selects %q (%s %s); tflock does not write %s %s. Write that source there by hand, or let tflock write such files (Options.RewriteProtectedFiles).", e.rw.Call, e.rw.File, e.rw.Line, e.rw.Old, e.rw.New, config.ManagedArgument(rem), e.tag, f, reason)
+			res.Warnings = append(res.Warnings, msg)
+			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+			return true
+		})
 	}
 	for _, e := range edits {
 		ms, err := address.ParseModuleSourceWith(e.new, address.Options{DefaultRegistryHost: cmp.Or(r.s.Resolve.DefaultHost, resolve.DefaultRegistryHost)})
@@ -224,73 +294,246 @@ func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock) string {
 	if q.ManagedTag == "" {
 		written = "no " + arg
 	}
-	return fmt.Sprintf("module %q: its source, whose %s tflock manages, names %s, but the lock file selects version %s: run init without -lockfile=readonly to rewrite it", q.Call, arg, written, ml.Version)
+	return fmt.Sprintf("module %q: its source, whose %s tflock manages, names %s, but the lock file selects version %s: run tflock without read-only (-lockfile=readonly) to rewrite it, or set its %s to version %s's tag by hand (tofu and terraform never rewrite a source)", q.Call, arg, written, ml.Version, arg, ml.Version)
 }
 
-// applyManagedRefs writes the planned sources into their files: only the
-// source string literal changes, every other byte is kept; each file is
-// replaced atomically (a temporary file renamed over it), and a file that
-// changed since it was read is not touched.
-func (r *run) applyManagedRefs(ctx context.Context, edits []managedEdit) ([]SourceRewrite, error) {
-	byFile := map[string][]managedEdit{}
-	var files []string
+// RewriteError is returned by Init when the module sources it planned to
+// rewrite could not all be written (see [Options.KeepManagedRefs]): a
+// rewrite is all or nothing, so the files already replaced are put back
+// as they were, and nothing is installed nor is the lock file to be
+// written. errors.As finds it.
+type RewriteError struct {
+	// Unchanged are the configuration files left as they were: normally
+	// every file the rewrite meant to change.
+	Unchanged []string
+	// Changed are the files that hold the new sources still, because
+	// putting them back failed too (see Err): normally none.
+	Changed []string
+	// Err is the cause.
+	Err error
+}
+
+func (e *RewriteError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rewriting module sources: %v", e.Err)
+	if len(e.Changed) == 0 {
+		b.WriteString("; no file was changed")
+	} else {
+		fmt.Fprintf(&b, "; these files hold the new sources and could not be put back: %s", strings.Join(e.Changed, ", "))
+	}
+	if len(e.Unchanged) > 0 {
+		fmt.Fprintf(&b, " (as they were: %s)", strings.Join(e.Unchanged, ", "))
+	}
+	return b.String()
+}
+
+// Unwrap returns Err.
+func (e *RewriteError) Unwrap() error { return e.Err }
+
+// configFile is one configuration file a rewrite changes.
+type configFile struct {
+	// path is the file as the configuration names it; target the file
+	// written (path with symbolic links resolved).
+	path, target string
+	// inPlace: written over its contents rather than replaced, so that
+	// every hard link sees the change (see [Options.RewriteProtectedFiles]).
+	inPlace  bool
+	mode     os.FileMode
+	old, new []byte
+	tmp      *os.File // the staged new contents
+	edits    []managedEdit
+}
+
+// applyManagedRefs writes the planned sources into their files, all or
+// nothing: only each source string literal changes, every other byte is
+// kept; every new file is staged first (a temporary file next to it), a
+// file that changed since it was read fails the rewrite before any is
+// touched, and then each is replaced (renamed over); if one cannot be,
+// those replaced already are put back and a [*RewriteError] lists the
+// files. The undo function puts every file back, for a run that fails
+// later.
+func (r *run) applyManagedRefs(ctx context.Context, edits []managedEdit) (done []SourceRewrite, undo func() error, err error) {
+	nothing := func() error { return nil }
+	if len(edits) == 0 {
+		return nil, nothing, nil
+	}
+	byFile := map[string]*configFile{}
+	var files []*configFile
 	for _, e := range edits {
 		f := e.call.SourceRange.Filename
 		if byFile[f] == nil {
-			files = append(files, f)
+			byFile[f] = &configFile{path: f}
+			files = append(files, byFile[f])
 		}
-		byFile[f] = append(byFile[f], e)
+		byFile[f].edits = append(byFile[f].edits, e)
 	}
-	slices.Sort(files)
-	var done []SourceRewrite
+	slices.SortFunc(files, func(a, b *configFile) int { return strings.Compare(a.path, b.path) })
+	names := func(fs []*configFile) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.path)
+		}
+		return out
+	}
+	fail := func(changed, unchanged []*configFile, err error) error {
+		return &RewriteError{Changed: names(changed), Unchanged: names(unchanged), Err: err}
+	}
+	defer func() {
+		for _, f := range files {
+			if f.tmp != nil {
+				_ = f.tmp.Close()
+				_ = os.Remove(f.tmp.Name())
+			}
+		}
+	}()
+	// Stage: every file's new contents, before any is replaced.
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return done, err
+			return nil, nil, fail(nil, files, err)
 		}
-		es := byFile[f]
-		// Last first, so that earlier offsets stay valid.
-		slices.SortFunc(es, func(a, b managedEdit) int { return b.call.SourceRange.Start.Byte - a.call.SourceRange.Start.Byte })
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return done, fmt.Errorf("rewriting module sources: %w", err)
+		if err := r.stageConfigFile(f); err != nil {
+			return nil, nil, fail(nil, files, err)
 		}
-		for _, e := range es {
-			rng := e.call.SourceRange
-			if rng.End.Byte > len(src) || string(src[rng.Start.Byte:rng.End.Byte]) != `"`+e.old+`"` {
-				return done, fmt.Errorf("rewriting module sources: %s:%d changed while tflock ran; run it again", f, rng.Start.Line)
+	}
+	// Commit: replace them one by one; on a failure, put back the ones
+	// replaced.
+	putBack := func(replaced []*configFile) []*configFile {
+		var stuck []*configFile
+		for i := len(replaced) - 1; i >= 0; i-- {
+			f := replaced[i]
+			if err := writeConfigFile(f.target, f.old, f.mode, f.inPlace); err != nil {
+				stuck = append(stuck, f)
 			}
-			src = slices.Concat(src[:rng.Start.Byte], []byte(`"`+e.new+`"`), src[rng.End.Byte:])
 		}
-		if err := writeConfigFile(f, src); err != nil {
-			return done, err
+		return stuck
+	}
+	for i, f := range files {
+		if err := commitConfigFile(f); err != nil {
+			stuck := putBack(files[:i])
+			unchanged := slices.DeleteFunc(slices.Clone(files), func(g *configFile) bool { return slices.Contains(stuck, g) })
+			return nil, nil, fail(stuck, unchanged, err)
 		}
-		for _, e := range es {
+		for _, e := range f.edits {
 			done = append(done, e.rw)
 		}
 	}
 	slices.SortFunc(done, func(a, b SourceRewrite) int { return strings.Compare(a.Call, b.Call) })
-	return done, nil
+	undo = func() error {
+		if stuck := putBack(files); len(stuck) > 0 {
+			return fmt.Errorf("putting back the module sources rewritten: these files hold the new sources still: %s", strings.Join(names(stuck), ", "))
+		}
+		return nil
+	}
+	return done, undo, nil
+}
+
+// stageConfigFile reads f, checks that each planned source is still what
+// was read, and writes the new contents to a temporary file next to the
+// file written.
+func (r *run) stageConfigFile(f *configFile) error {
+	src, err := os.ReadFile(f.path)
+	if err != nil {
+		return err
+	}
+	f.old = src
+	// Last first, so that earlier offsets stay valid.
+	slices.SortFunc(f.edits, func(a, b managedEdit) int { return b.call.SourceRange.Start.Byte - a.call.SourceRange.Start.Byte })
+	for _, e := range f.edits {
+		rng := e.call.SourceRange
+		if rng.End.Byte > len(src) || string(src[rng.Start.Byte:rng.End.Byte]) != `"`+e.old+`"` {
+			return fmt.Errorf("%s:%d changed while tflock ran; run it again", f.path, rng.Start.Line)
+		}
+		src = slices.Concat(src[:rng.Start.Byte], []byte(`"`+e.new+`"`), src[rng.End.Byte:])
+	}
+	f.new = src
+	if f.target, err = filepath.EvalSymlinks(f.path); err != nil {
+		return err
+	}
+	st, err := os.Stat(f.target)
+	if err != nil {
+		return err
+	}
+	f.mode, f.inPlace = st.Mode().Perm(), hardLinks(st) > 1
+	if f.inPlace {
+		return nil // written over at commit: no temporary file
+	}
+	dir, pattern := filepath.Dir(f.target), "."+filepath.Base(f.target)+".tmp-*"
+	flock.SweepTemps(dir, pattern, configTempGrace)
+	tmp, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return err
+	}
+	f.tmp = tmp
+	// Held until the file is closed: a temporary file whose lock is free
+	// was left by a process that died, which the next run sweeps.
+	_, _ = flock.LockOpenFile(tmp)
+	if _, err := tmp.Write(f.new); err != nil {
+		return fmt.Errorf("staging %s: %w", f.path, err)
+	}
+	if err := tmp.Chmod(f.mode); err != nil {
+		return fmt.Errorf("staging %s: %w", f.path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("staging %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// replaceFile renames a staged file over a configuration file; tests
+// replace it to make a rename fail.
+var replaceFile = os.Rename
+
+// commitConfigFile puts f's staged contents in place.
+func commitConfigFile(f *configFile) error {
+	if f.inPlace {
+		return writeInPlace(f.target, f.new)
+	}
+	tmp := f.tmp
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("replacing %s: %w", f.path, err)
+	}
+	if err := replaceFile(tmp.Name(), f.target); err != nil {
+		return fmt.Errorf("replacing %s: %w", f.path, err)
+	}
+	f.tmp = nil
+	return nil
+}
+
+// writeInPlace writes data over the contents of the file at path, which
+// keeps its hard links (and is not atomic).
+func writeInPlace(path string, data []byte) error {
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := fh.Write(data); err != nil {
+		_ = fh.Close()
+		return err
+	}
+	if err := fh.Sync(); err != nil {
+		_ = fh.Close()
+		return err
+	}
+	return fh.Close()
 }
 
 // configTempGrace is how old a temporary configuration file must be
 // before a later run may sweep it (see flock.SweepTemps).
 const configTempGrace = 5 * time.Second
 
-// writeConfigFile replaces a configuration file atomically, keeping its
-// permissions. The temporary files of killed runs are swept first.
-func writeConfigFile(path string, data []byte) (err error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("rewriting module sources: %w", err)
+// writeConfigFile replaces a configuration file atomically with data,
+// with permissions mode, or writes over it in place. The temporary files
+// of killed runs are swept first.
+func writeConfigFile(path string, data []byte, mode os.FileMode, inPlace bool) (err error) {
+	if inPlace {
+		return writeInPlace(path, data)
 	}
 	dir, pattern := filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"
 	flock.SweepTemps(dir, pattern, configTempGrace)
 	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
-		return fmt.Errorf("rewriting module sources: %w", err)
+		return err
 	}
-	// Held until the file is closed: a temporary file whose lock is free
-	// was left by a process that died, which the next run sweeps.
 	_, _ = flock.LockOpenFile(tmp)
 	defer func() {
 		if err != nil {
@@ -299,19 +542,16 @@ func writeConfigFile(path string, data []byte) (err error) {
 		}
 	}()
 	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("rewriting module sources in %s: %w", path, err)
+		return err
 	}
-	if err = tmp.Chmod(st.Mode().Perm()); err != nil {
-		return fmt.Errorf("rewriting module sources in %s: %w", path, err)
+	if err = tmp.Chmod(mode); err != nil {
+		return err
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("rewriting module sources in %s: %w", path, err)
+		return err
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("rewriting module sources in %s: %w", path, err)
+		return err
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rewriting module sources in %s: %w", path, err)
-	}
-	return nil
+	return os.Rename(tmp.Name(), path)
 }

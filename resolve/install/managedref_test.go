@@ -113,6 +113,10 @@ func TestInitManagedRefs(t *testing.T) {
 	if !errors.As(err, &mre) || len(mre.Rewrites) != 1 || !strings.Contains(err.Error(), "main.tf:4") || !strings.Contains(err.Error(), "ref=v1.1.0") {
 		t.Errorf("read-only: %v, want a *ManagedRefError for network at main.tf:4", err)
 	}
+	// The remedy names what rewrites (stock tofu never does).
+	if err == nil || strings.Contains(err.Error(), "tofu init") || !strings.Contains(err.Error(), "Run tflock again without read-only") {
+		t.Errorf("read-only remedy: %v", err)
+	}
 	if snapshot(t, dir) != before {
 		t.Error("the read-only run changed the directory")
 	}

@@ -146,11 +146,22 @@ type Options struct {
 	// "tag" argument of module calls constrained by a tflock annotation
 	// comment ([config.AnnotationPrefix]) in the configuration's files.
 	// By default (false) Init writes the selected version's tag there,
-	// in place, once the packages are installed, so that a stock tofu or
+	// in place, before the packages are installed, so that a stock tofu or
 	// terraform installs the locked version; with KeepManagedRefs, a ref
 	// that differs from the selection is a warning. Read-only runs never
 	// rewrite: such a ref fails them with a [*ManagedRefError].
 	KeepManagedRefs bool
+	// RewriteProtectedFiles lets the rewrite of managed sources (see
+	// KeepManagedRefs) write the files it otherwise leaves alone, with a
+	// warning naming the file and the source to write there by hand: a
+	// file without any write permission bit, a symbolic link or a file
+	// reached through one (set, the link's target is replaced and the
+	// link kept), a file with more than one hard link (set, it is
+	// written over in place, not atomically, so that every link sees
+	// the change), and a file outside the root module's directory (a
+	// local module "../shared", shared by other configurations). Default
+	// false: the rewrite touches only the root module's own files.
+	RewriteProtectedFiles bool
 	// Requirements are extra requirements, such as the providers a state
 	// still uses ([config.StateRequirements]). Default none.
 	Requirements []resolve.Requirement

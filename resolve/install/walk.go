@@ -82,10 +82,9 @@ func (r *run) useTree(ctx context.Context, dir string, cfg *config.Config, diags
 func (r *run) warn(ctx context.Context, diags hcl.Diagnostics) {
 	for _, d := range diags {
 		if d.Severity == hcl.DiagWarning {
-			msg := d.Summary
-			if d.Detail != "" {
-				msg += ": " + d.Detail
-			}
+			// With its file and line: an ignored tflock annotation, say,
+			// must be found.
+			msg := diagnosticText(d)
 			r.mu.Lock()
 			r.warnings = append(r.warnings, msg)
 			r.mu.Unlock()

@@ -444,6 +444,12 @@ func (r *Remote) decodeGit(u *url.URL) error {
 	if _, set := q["ref"]; set && r.Ref == "" {
 		return errors.New(`the "ref" argument must not be empty`)
 	}
+	if strings.Contains(r.Ref, "//") {
+		// go-getter reads the subdirectory only before the query, so the
+		// ref keeps it, and no git ref has "//": tofu fails to install it
+		// ("invalid ref").
+		return fmt.Errorf(`invalid ref: %q: a git ref never contains "//"; write a subdirectory before the query string ("...//SUBDIR?ref=REF")`, r.Ref)
+	}
 	if d, set := q["depth"]; set {
 		n, err := strconv.Atoi(d[0])
 		if err != nil || n <= 0 {

@@ -49,10 +49,6 @@ func TestParseModuleSource(t *testing.T) {
 			str: "git::https://example.com/vpc.git//modules/a?ref=v1.2.0", pkg: "git::https://example.com/vpc.git",
 			lock: "git::https://example.com/vpc.git//modules/a", subdir: "modules/a", ref: "v1.2.0",
 			url: "https://example.com/vpc.git"},
-		"git::https://example.com/vpc.git?ref=v1.2.0//modules/a": {kind: "remote", remoteKind: KindGit,
-			// go-getter looks for the subdirectory only before the query.
-			str: "git::https://example.com/vpc.git?ref=v1.2.0//modules/a", pkg: "git::https://example.com/vpc.git",
-			lock: "git::https://example.com/vpc.git", ref: "v1.2.0//modules/a", url: "https://example.com/vpc.git"},
 		"git::ssh://git@example.com/org/vpc.git?ref=main&depth=1": {kind: "remote", remoteKind: KindGit,
 			str: "git::ssh://git@example.com/org/vpc.git?ref=main&depth=1", pkg: "git::ssh://git@example.com/org/vpc.git?depth=1",
 			lock: "git::ssh://git@example.com/org/vpc.git", ref: "main", depth: 1,
@@ -169,9 +165,13 @@ func TestParseModuleSourceErrors(t *testing.T) {
 		"git:://sub":                         `the "git::" prefix must be followed by a URL`,
 		"git::https://example.com/x.git//..": `subdirectory path ".." leads outside of the module package`,
 		"git::https://example.com/x.git//a/../../b": `subdirectory path "../b" leads outside of the module package`,
-		"github.com/org":                                                       "GitHub URLs should be github.com/username/repo",
-		"git::https://example.com/x.git?ref=":                                  `the "ref" argument must not be empty`,
-		"git::https://example.com/x.git?ref=a&ref=b":                           `too many "ref" arguments`,
+		"github.com/org":                             "GitHub URLs should be github.com/username/repo",
+		"git::https://example.com/x.git?ref=":        `the "ref" argument must not be empty`,
+		"git::https://example.com/x.git?ref=a&ref=b": `too many "ref" arguments`,
+		// go-getter looks for the subdirectory only before the query: the
+		// ref keeps "//sub", which tofu fails to check out.
+		"git::https://example.com/vpc.git?ref=v1.2.0//modules/a":               `invalid ref: "v1.2.0//modules/a": a git ref never contains "//"`,
+		"git::https://example.com/vpc.git?depth=1&ref=v1//a":                   `invalid ref: "v1//a"`,
 		"git::https://example.com/x.git?depth=x":                               `invalid "depth" argument "x"`,
 		"git::https://example.com/x.git?depth=0":                               `invalid "depth" argument "0"`,
 		"git::https://example.com/x.git?sshkey=%21":                            `invalid "sshkey" argument`,

@@ -219,3 +219,7 @@ func ArchiveFile(dir string) (*os.File, error) {
 	}
 	return os.CreateTemp(dir, "package-*.zip")
 }
+
+// CopyFile copies the regular file src to dst, which must not exist,
+// with the permission bits perm (made writable by its owner).
+func CopyFile(src, dst string, perm fs.FileMode) error { return copyFile(src, dst, perm) }

@@ -1,0 +1,3 @@
+output "vpc" {
+	value = module.vpc
+}
