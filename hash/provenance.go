@@ -25,6 +25,10 @@ type Provenance struct {
 	// that reported the hash. OpenTofu keeps no such fact: it records a
 	// hash that only a mirror reported once it has verified it locally.
 	Mirrors []string
+	// TrustedMirrors lists those of Mirrors whose hashes are trusted as an
+	// origin's own, as a network mirror's with trust_all_hashes (OpenTofu
+	// keeps no such fact either).
+	TrustedMirrors []string
 	// VerifiedLocally is true when this program computed the hash itself
 	// from the package contents (OpenTofu's VerifiedLocally).
 	VerifiedLocally bool
@@ -46,6 +50,7 @@ func (p Provenance) Merge(o Provenance) Provenance {
 		SignedBy:        union(p.SignedBy, o.SignedBy),
 		Registries:      union(p.Registries, o.Registries),
 		Mirrors:         union(p.Mirrors, o.Mirrors),
+		TrustedMirrors:  union(p.TrustedMirrors, o.TrustedMirrors),
 		VerifiedLocally: p.VerifiedLocally || o.VerifiedLocally,
 		Platforms:       union(p.Platforms, o.Platforms),
 		SigningExempt:   p.SigningExempt || o.SigningExempt,
@@ -54,7 +59,7 @@ func (p Provenance) Merge(o Provenance) Provenance {
 
 // IsZero reports whether nothing is known about the hash's origin.
 func (p Provenance) IsZero() bool {
-	return len(p.SignedBy) == 0 && len(p.Registries) == 0 && len(p.Mirrors) == 0 && !p.VerifiedLocally && len(p.Platforms) == 0 && !p.SigningExempt
+	return len(p.SignedBy) == 0 && len(p.Registries) == 0 && len(p.Mirrors) == 0 && len(p.TrustedMirrors) == 0 && !p.VerifiedLocally && len(p.Platforms) == 0 && !p.SigningExempt
 }
 
 func union(a, b []string) []string {

@@ -164,9 +164,9 @@ func (m *MultiSource) notFound(pkg Package) error {
 		names = append(names, displayName(s))
 	}
 	if len(names) == 0 {
-		return &Error{Source: m.String(), Package: pkg, Err: fmt.Errorf("%w: no source is configured for this package", ErrNotFound)}
+		return &Error{Source: m.String(), Package: pkg, Err: &NotFoundError{Package: pkg}}
 	}
-	return &Error{Source: "multi(" + strings.Join(names, ", ") + ")", Package: pkg, Err: ErrNotFound}
+	return &Error{Source: "multi(" + strings.Join(names, ", ") + ")", Package: pkg, Err: &NotFoundError{Package: pkg, Sources: names}}
 }
 
 func isMiss(err error) bool {
@@ -177,13 +177,18 @@ func isMiss(err error) bool {
 func (m *MultiSource) Versions(ctx context.Context, pkg Package) ([]Available, error) {
 	byVersion := map[versions.Version]int{}
 	var out []Available
+	var notKnown error // a registry's answer that it does not know pkg
 	for _, s := range m.candidates(pkg) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, Canceled(err)
 		}
 		list, err := s.Versions(ctx, pkg)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) {
+				var nk *RegistryNotKnownError
+				if notKnown == nil && errors.As(err, &nk) {
+					notKnown = err
+				}
 				continue
 			}
 			return nil, err
@@ -201,6 +206,11 @@ func (m *MultiSource) Versions(ctx context.Context, pkg Package) ([]Available, e
 		}
 	}
 	if len(out) == 0 {
+		if notKnown != nil {
+			// As OpenTofu: a registry's "not known" explains more than
+			// "not found in any of the search locations".
+			return nil, notKnown
+		}
 		return nil, m.notFound(pkg)
 	}
 	slices.SortStableFunc(out, func(a, b Available) int { return a.Version.Compare(b.Version) })
@@ -242,7 +252,7 @@ func (m *MultiSource) Fetch(ctx context.Context, pkg Package, dir string) (*Fetc
 	}
 	for _, s := range m.candidates(pkg) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, Canceled(err)
 		}
 		got, err := s.Fetch(ctx, pkg, dir)
 		if err == nil {

@@ -74,6 +74,18 @@ type ChecksumReporter interface {
 	Checksums(ctx context.Context, pkg Package) ([]hash.Record, error)
 }
 
+// Hasher is an optional capability of a [Fetcher]: it reports the hashes
+// of the package it would fetch without leaving its files anywhere, for
+// hash-only locking ("tofu providers lock" for platforms other than this
+// machine's, whose packages nothing here installs). The [Fetched] it
+// returns has no Dir; its Hashes are the package's own (its h1: and, for
+// a provider zip, the zh: of its archive), checked as Fetch checks them,
+// and Origin what its origin vouched for when it was downloaded now. The
+// fetcher of a cache (source/cache's Cache.Fetcher) is a Hasher.
+type Hasher interface {
+	FetchHashes(ctx context.Context, pkg Package) (*Fetched, error)
+}
+
 // ModuleLocator is an optional capability of a [Source] whose module
 // packages are stored elsewhere: a module registry, whose download
 // endpoint names where a version's package is, and an HTTP address that
@@ -168,4 +180,10 @@ type Fetched struct {
 	// "//SUBDIR"), slash-separated; "" when the root is Dir itself. The
 	// caller joins its own "//subdir" below it.
 	Subdir string
+	// Warnings are the warnings about this fetch meant for the user (a
+	// release accepted without a signature, one signed with an expired
+	// key), also reported as [EventWarning] events; a source that
+	// learns a warning once for many fetches (a release's checksums,
+	// verified once) returns it with each of them. Nil when there is none.
+	Warnings []string
 }

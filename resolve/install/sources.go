@@ -25,9 +25,23 @@ import (
 // configuration, the default HTTP clients.
 type SourcesOptions struct {
 	// Config is the CLI configuration, as [cliconfig.Load] returns it
-	// (with the TF_TOKEN_ variables it found). Default: loaded from
+	// (with the TF_TOKEN_ variables it found). A host program that has
+	// parsed its CLI configuration itself hands it over here instead of
+	// tflock reading the files again: a [cliconfig.Config] holding its
+	// installation methods (ProviderInstallation), its host blocks, the
+	// service discovery settings (Hosts), and its plugin cache directory,
+	// with its credentials in Credentials below. Default: loaded from
 	// ConfigFiles, or from the files tofu finds, with Env and Home.
 	Config *cliconfig.Config
+	// Credentials, when set, supply every bearer token of the registries
+	// (providers, registry modules, HTTP module archives) and network
+	// mirrors, instead of the CLI configuration's credentials blocks and
+	// the TF_TOKEN_ variables of Env, which are then not read, and a
+	// credentials_helper block draws no warning: a host program that
+	// resolves credentials itself, running its credentials helper,
+	// hands them over here. Default nil: the CLI configuration's and
+	// Env's.
+	Credentials registry.Credentials
 	// ConfigFiles, when Config is nil, are the CLI configuration files
 	// read, in order, instead of those tofu finds (TF_CLI_CONFIG_FILE,
 	// ~/.tofurc, ...); the environment variables that override their
@@ -179,6 +193,9 @@ func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnos
 		ropts.Retries = cfg.ProviderDownloadRetries
 	}
 	ropts = cfg.RegistryOptions(ropts)
+	if opts.Credentials != nil {
+		ropts.Credentials = opts.Credentials
+	}
 	reg := registry.NewSource(ropts)
 
 	var gopts git.Options
@@ -243,8 +260,9 @@ func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnos
 			o.ProviderRepository = cliconfig.OCIRepositoryFunc(tpl)
 			return oci.NewSource(o), nil
 		},
-		Limits:  opts.Limits,
-		Implied: mirror.ImpliedDirsEnv{GOOS: runtime.GOOS, Home: home, Getenv: getenv, WorkDir: wd},
+		Limits:      opts.Limits,
+		Implied:     mirror.ImpliedDirsEnv{GOOS: runtime.GOOS, Home: home, Getenv: getenv, WorkDir: wd},
+		Credentials: opts.Credentials,
 	}
 	if opts.HTTPClient != nil {
 		sopts.HTTPClient = opts.HTTPClient

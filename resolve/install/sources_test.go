@@ -21,6 +21,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cliconfig"
 	"github.com/tflock/tflock/source/oci/ocitest"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
@@ -365,5 +366,53 @@ func TestNewSourcesBadConfig(t *testing.T) {
 	}
 	if msg := diags.Error(); !strings.Contains(msg, "bad.tfrc:2") || !strings.Contains(msg, "https") {
 		t.Errorf("error %q: want the file and line of the block and the reason", msg)
+	}
+}
+
+// A host program that parsed its CLI configuration itself hands tflock the
+// parsed methods, host blocks and credentials (issue 28 item 5): no file
+// is read, no discovery document is asked for a host with a host block,
+// the tokens are the host's alone (neither a credentials block nor a
+// TF_TOKEN_ variable), and its credentials helper draws no warning.
+func TestNewSourcesHostConfig(t *testing.T) {
+	w := startSourcesWorld(t)
+	const mirrorToken = "mirror-secret-token"
+	cfg := &cliconfig.Config{
+		ProviderInstallation: &cliconfig.ProviderInstallation{Methods: []cliconfig.Method{
+			{Kind: cliconfig.NetworkMirror, Location: w.netMirror.URL + "/", Include: []string{frontHost + "/acme/netprov"}},
+			{Kind: cliconfig.Direct, Exclude: []string{frontHost + "/acme/netprov"}},
+		}},
+		Hosts:             map[string]*cliconfig.Host{frontHost: {Services: map[string]any{"providers.v1": "/v1/providers/"}}},
+		Credentials:       map[string]*cliconfig.Credentials{frontHost: {Token: "wrong-block-token"}},
+		CredentialsHelper: &cliconfig.CredentialsHelper{Name: "vault"},
+	}
+	mirrorHost := strings.TrimPrefix(w.netMirror.URL, "https://")
+	mirrorHost = mirrorHost[:strings.LastIndex(mirrorHost, ":")]
+	opts := w.options(filepath.Join(t.TempDir(), "never-read.tfrc"), []string{"TF_TOKEN_registry_example_test=wrong-env-token", "HOME=" + t.TempDir()}, nil)
+	opts.ConfigFiles = nil
+	opts.Config = cfg
+	opts.Credentials = registry.Tokens{frontHost: frontToken, mirrorHost: mirrorToken}
+	srcs, diags := install.NewSources(context.Background(), opts)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, d := range srcs.Warnings {
+		if strings.Contains(d.Summary, "Credentials helpers") {
+			t.Errorf("warning about the host's credentials helper: %v", d)
+		}
+	}
+	ctx := context.Background()
+	for _, addr := range []string{frontHost + "/acme/cloud", frontHost + "/acme/netprov"} {
+		if _, err := srcs.Source.Versions(ctx, source.ProviderPackage{Addr: tfaddr.MustParseProviderSource(addr)}); err != nil {
+			t.Errorf("%s: %v", addr, err)
+		}
+	}
+	if n := w.reg.RequestsTo("/.well-known/terraform.json"); n != 0 {
+		t.Errorf("discovery asked %d times despite the host block", n)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.mirrorAuth, "Bearer "+mirrorToken) {
+		t.Errorf("the network mirror saw %q, not the host's token", w.mirrorAuth)
 	}
 }

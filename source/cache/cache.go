@@ -118,6 +118,26 @@ type Entry struct {
 	// at (a module registry's download location ending in //SUBDIR), as the
 	// fetcher reported it in [source.Fetched.Subdir].
 	Subdir string
+	// Origin are the hashes the package's origin vouched for when it was
+	// fetched ([source.Fetched.Origin]: a registry's signed zh: of every
+	// platform, a trusted mirror's hashes), as the index recorded them:
+	// also on a hit, so that a host can show and record them without
+	// asking the origin again. They are information, not authority: the
+	// index is a file anyone who can write to the cache can change, so
+	// nothing here trusts a package more for them (resolve/install asks
+	// the origin for a new selection found in the cache); the lock file
+	// stays the authority. Nil when the source vouched for nothing, or the
+	// index was written by a version that did not record them.
+	Origin []hash.Record
+	// Provenance says what vouched for this package: the provenance of
+	// those of Origin that are the package's own hashes (signed by which
+	// keys, reported by which registries or mirrors, trusted mirrors
+	// among them, for which platforms), and VerifiedLocally, which the
+	// cache always did (alone when Origin is nil). Information, as Origin.
+	Provenance hash.Provenance
+	// Warnings are the warnings of the fetch that filled the entry
+	// ([source.Fetched.Warnings]); nil on a hit.
+	Warnings []string
 }
 
 // FetchFunc brings a package into dir, which exists and is empty. It is
@@ -381,7 +401,7 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 		// of this fill's own: what they are now is what was verified.
 		c.recordStat(obj, h1)
 	}
-	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: sub}
+	e := Entry{Dir: obj, H1: h1, Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: sub}.fetched(f)
 	if !indexed(pkg) {
 		return e, nil
 	}
@@ -439,8 +459,9 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 			e := Entry{Dir: c.objectDir(h), H1: h, Hashes: []hash.Hash{h}, Subdir: bound}
 			if haveRec && rec.H1 == h && pinAgrees(pkg, rec.Pin) {
 				e.Pin, e.Location, e.Subdir = rec.Pin, rec.Location, rec.Subdir
+				return e.vouched(rec.origin(), rec.Hashes), true
 			}
-			return e, true
+			return e.vouched(nil, nil), true
 		}
 	}
 	// What this Cache fetched and verified itself, in this process, is
@@ -448,7 +469,7 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 	// lock file's h1:) fetch it once.
 	if v, ok := c.verified.Load(identity(pkg)); ok {
 		if e := v.(Entry); e.Dir != "" && matches(e.Hashes, want) && c.usable(ctx, e.Dir, e.H1, module) {
-			return e, true
+			return e.hit(), true
 		}
 	}
 	return Entry{}, false
@@ -571,6 +592,8 @@ type indexRecord struct {
 	Pin      string      `json:"pin,omitempty"`
 	Location string      `json:"location,omitempty"`
 	Subdir   string      `json:"subdir,omitempty"`
+	// Origin is Entry.Origin (provenance.go).
+	Origin []originRecord `json:"origin,omitempty"`
 }
 
 func (c *Cache) indexPath(key string) string {
@@ -595,7 +618,7 @@ func (c *Cache) readIndex(key string) (indexRecord, bool) {
 }
 
 func (c *Cache) writeIndex(key string, e Entry) error {
-	b, err := json.MarshalIndent(indexRecord{Package: key, H1: e.H1, Hashes: e.Hashes, Pin: e.Pin, Location: e.Location, Subdir: e.Subdir}, "", "  ")
+	b, err := json.MarshalIndent(indexRecord{Package: key, H1: e.H1, Hashes: e.Hashes, Pin: e.Pin, Location: e.Location, Subdir: e.Subdir, Origin: indexOrigin(e.Origin)}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

@@ -70,7 +70,7 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	if err != nil {
 		return Entry{}, false, err
 	}
-	e = Entry{H1: computed[0], Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}
+	e = Entry{H1: computed[0], Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}.fetched(f)
 	if indexed(pkg) {
 		if err := c.writeIndex(key, e); err != nil {
 			return Entry{}, false, err
@@ -96,14 +96,14 @@ func (c *Cache) hashesOf(ctx context.Context, pkg source.Package, want []hash.Ha
 	}
 	if v, ok := c.verified.Load(identity(pkg)); ok {
 		if e := v.(Entry); matches(e.Hashes, want) {
-			return e, true
+			return e.hit(), true
 		}
 	}
 	rec, ok := c.readIndex(identity(pkg))
 	if !ok || !slices.Contains(want, rec.H1) || !pinAgrees(pkg, rec.Pin) {
 		return Entry{}, false
 	}
-	return Entry{H1: rec.H1, Hashes: []hash.Hash{rec.H1}, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}, true
+	return Entry{H1: rec.H1, Hashes: []hash.Hash{rec.H1}, Pin: rec.Pin, Location: rec.Location, Subdir: rec.Subdir}.vouched(rec.origin(), rec.Hashes), true
 }
 
 // checkFetched checks what a fetch brought, whose own hashes are computed

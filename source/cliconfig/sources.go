@@ -10,6 +10,7 @@ import (
 
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/mirror"
+	"github.com/tflock/tflock/source/registry"
 )
 
 // SourceOptions gives [Config.Sources] the constructors of the sources this
@@ -41,6 +42,13 @@ type SourceOptions struct {
 	// repository_template. Default: none; an oci_mirror block is then an
 	// error.
 	OCI func(repositoryTemplate string, cfg *Config) (source.Source, error)
+	// Credentials, when set, supply the tokens of the default network
+	// mirror source instead of cfg's credentials blocks and TF_TOKEN_
+	// variables ([Config.Token]), and a credentials_helper block then
+	// draws no warning: a host program that resolves credentials itself,
+	// its credentials helper included, passes them here. Default nil:
+	// cfg's.
+	Credentials registry.Credentials
 	// Implied locates the implied local mirror directories used when there
 	// is no provider_installation block. Default: the zero
 	// [mirror.ImpliedDirsEnv], which knows no home directory and no
@@ -84,7 +92,7 @@ type Installation struct {
 func (c *Config) Sources(ctx context.Context, opts SourceOptions) (*Installation, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	inst := &Installation{PluginCacheDir: c.PluginCacheDir}
-	if c.CredentialsHelper != nil {
+	if c.CredentialsHelper != nil && opts.Credentials == nil {
 		r := c.CredentialsHelper.DeclRange
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Credentials helpers are not supported",
 			Detail:  fmt.Sprintf("The credentials helper %q is ignored: tflock reads credentials only from credentials blocks and TF_TOKEN_ environment variables.", c.CredentialsHelper.Name),
@@ -156,7 +164,14 @@ func (c *Config) methodSource(m Method, opts SourceOptions) (source.Source, hcl.
 			if retries == 0 {
 				retries = -1 // NetworkOptions: negative means none
 			}
-			src, err = mirror.NewNetwork(mirror.NetworkOptions{URL: m.Location, Client: opts.HTTPClient, Token: c.Token,
+			token := c.Token
+			if opts.Credentials != nil {
+				token = func(host string) string {
+					tok, _ := opts.Credentials.Token(registry.NormalizeHost(host))
+					return tok
+				}
+			}
+			src, err = mirror.NewNetwork(mirror.NetworkOptions{URL: m.Location, Client: opts.HTTPClient, Token: token,
 				TrustAllHashes: m.TrustAllHashes, Retries: retries, Limits: opts.Limits})
 		}
 		if err != nil {

@@ -309,7 +309,7 @@ func (f *Filesystem) find(ctx context.Context, pkg source.Package) (Entry, error
 		}
 	}
 	if versionSeen {
-		return Entry{}, f.errorf(pkg, source.ErrPlatformNotSupported, "no package for %s in the mirror", p.Platform)
+		return Entry{}, &source.Error{Source: f.dir, Package: pkg, Err: &source.PlatformNotSupportedError{Package: p}}
 	}
 	return Entry{}, f.errorf(pkg, source.ErrVersionNotFound, "no version %s in the mirror", p.Version)
 }

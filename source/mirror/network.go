@@ -194,17 +194,31 @@ func (n *Network) request(pkg source.Package, u *url.URL, limit int64) (httpx.Re
 	return r, nil
 }
 
-// fail gives an error of the HTTP layer the package's context: a 404 wraps
-// notFound, a 401 or 403 [source.ErrUnauthorized].
+// fail gives an error of the HTTP layer the package's context, typed as
+// OpenTofu's network mirror source types it: a 404 wraps notFound (a
+// [*source.PlatformNotSupportedError] naming the mirror for
+// [source.ErrPlatformNotSupported]), a 401 or 403 is a
+// [*source.UnauthorizedError], anything else a [*source.QueryFailedError]
+// naming the mirror; a cancelled ctx gives a [*source.CanceledError].
 func (n *Network) fail(ctx context.Context, pkg source.Package, u *url.URL, notFound error, err error) error {
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return source.Canceled(ctx.Err())
 	}
 	var he *httpx.HTTPError
 	if errors.As(err, &he) && he.StatusCode == http.StatusNotFound {
+		if p, ok := asProvider(pkg); ok && notFound == source.ErrPlatformNotSupported {
+			return &source.Error{Source: n.String(), Package: pkg, Err: &source.PlatformNotSupportedError{Package: p, Mirror: n.String(), Err: err}}
+		}
 		return n.errorf(pkg, notFound, "GET %s: 404 Not Found", redact(u))
 	}
-	return &source.Error{Source: n.String(), Package: pkg, Err: err}
+	if errors.Is(err, source.ErrUnauthorized) {
+		tok := ""
+		if n.opts.Token != nil && u.Host == n.base.Host {
+			tok = n.opts.Token(u.Hostname())
+		}
+		return &source.Error{Source: n.String(), Package: pkg, Err: &source.UnauthorizedError{Host: u.Hostname(), HaveCredentials: tok != "", Err: err}}
+	}
+	return &source.Error{Source: n.String(), Package: pkg, Err: &source.QueryFailedError{Package: pkg, Mirror: n.String(), Err: err}}
 }
 
 // redact drops user information and the query from a URL for messages.
@@ -322,7 +336,8 @@ func (n *Network) records(doc *versionDoc) []hash.Record {
 			if err != nil {
 				continue
 			}
-			out = append(out, hash.Record{Hash: h, Provenance: hash.Provenance{Mirrors: []string{n.String()}, Platforms: []string{plat}}})
+			// Only reported with TrustAllHashes: a trusted mirror.
+			out = append(out, hash.Record{Hash: h, Provenance: hash.Provenance{Mirrors: []string{n.String()}, TrustedMirrors: []string{n.String()}, Platforms: []string{plat}}})
 		}
 	}
 	return out
@@ -345,7 +360,7 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 	}
 	arch, ok := doc.Archives[p.Platform.String()]
 	if !ok {
-		return nil, n.errorf(pkg, source.ErrPlatformNotSupported, "the mirror has no archive for %s", p.Platform)
+		return nil, &source.Error{Source: n.String(), Package: pkg, Err: &source.PlatformNotSupportedError{Package: p, Mirror: n.String()}}
 	}
 	ref, err := url.Parse(arch.URL)
 	if err != nil || arch.URL == "" {

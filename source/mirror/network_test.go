@@ -240,7 +240,8 @@ func TestNetworkFetchHashes(t *testing.T) {
 		t.Fatalf("origin = %+v, want 4 records", got.Origin)
 	}
 	for _, r := range got.Origin {
-		if r.Provenance.Mirrors[0] != trusted.String() || len(r.Provenance.Platforms) != 1 {
+		if r.Provenance.Mirrors[0] != trusted.String() || len(r.Provenance.Platforms) != 1 ||
+			len(r.Provenance.TrustedMirrors) != 1 || r.Provenance.TrustedMirrors[0] != trusted.String() {
 			t.Errorf("record %+v", r)
 		}
 	}

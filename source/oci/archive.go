@@ -89,7 +89,7 @@ func (s *Source) fetchArchive(ctx context.Context, name string, repo Repository,
 		if err != nil {
 			return nil, err
 		}
-		if layer, err = platformLayerOf(ctx, name, tag, repo, plats, p.Platform); err != nil {
+		if layer, err = platformLayerOf(ctx, name, tag, repo, plats, p); err != nil {
 			return nil, err
 		}
 		holder = plats[p.Platform]

@@ -131,7 +131,7 @@ func (s *Source) fetchProvider(ctx context.Context, name string, repo Repository
 	if err != nil {
 		return nil, err
 	}
-	layer, err := platformLayerOf(ctx, name, tag, repo, plats, p.Platform)
+	layer, err := platformLayerOf(ctx, name, tag, repo, plats, p)
 	if err != nil {
 		return nil, err
 	}
@@ -201,20 +201,20 @@ func (s *Source) providerChecksums(ctx context.Context, name string, repo Reposi
 	}
 	var layer ocispec.Descriptor
 	if !p.Platform.IsZero() {
-		if layer, err = platformLayerOf(ctx, name, tag, repo, plats, p.Platform); err != nil {
+		if layer, err = platformLayerOf(ctx, name, tag, repo, plats, p); err != nil {
 			return nil, err
 		}
 	}
 	return s.recordsFor(ctx, name, tag, repo, plats, p.Platform, layer)
 }
 
-// platformLayerOf returns the zip layer of plat's manifest in an index, or
-// an error wrapping [source.ErrPlatformNotSupported] when the index has
-// none for plat.
-func platformLayerOf(ctx context.Context, name, tag string, repo Repository, plats map[source.Platform]ocispec.Descriptor, plat source.Platform) (ocispec.Descriptor, error) {
-	d, ok := plats[plat]
+// platformLayerOf returns the zip layer of the manifest of p's platform in
+// an index, or a [*source.PlatformNotSupportedError] when the index has
+// none for it (as OpenTofu's OCI mirror source, without a mirror URL).
+func platformLayerOf(ctx context.Context, name, tag string, repo Repository, plats map[source.Platform]ocispec.Descriptor, p source.ProviderPackage) (ocispec.Descriptor, error) {
+	d, ok := plats[p.Platform]
 	if !ok {
-		return ocispec.Descriptor{}, fmt.Errorf("%w: the index of tag %q has no manifest for %s", source.ErrPlatformNotSupported, tag, plat)
+		return ocispec.Descriptor{}, &source.PlatformNotSupportedError{Package: p, Err: fmt.Errorf("the index of tag %q has no manifest for %s", tag, p.Platform)}
 	}
 	return platformLayer(ctx, name, tag, repo, d)
 }

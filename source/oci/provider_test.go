@@ -244,6 +244,10 @@ func TestProviderInvalidArtifacts(t *testing.T) {
 		if !errors.Is(err, source.ErrPlatformNotSupported) {
 			t.Errorf("Fetch error = %v, want ErrPlatformNotSupported", err)
 		}
+		var pe *source.PlatformNotSupportedError
+		if !errors.As(err, &pe) || pe.Package.Platform != linuxAMD64 || pe.Package.Version.String() != "4.6.0" {
+			t.Errorf("Fetch error = %v, want a *source.PlatformNotSupportedError for 4.6.0 on %s", err, linuxAMD64)
+		}
 	})
 	t.Run("version not found", func(t *testing.T) {
 		_, err := src.Fetch(ctx, source.ProviderPackage{Addr: randomAddr, Version: versions.MustParse("9.0.0"), Platform: linuxAMD64}, t.TempDir())

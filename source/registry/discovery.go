@@ -51,6 +51,23 @@ func (d *discovery) serviceURL(ctx context.Context, host, service string) (*url.
 	return u, nil
 }
 
+// offersOther reports whether host's discovery document offers another
+// version of service ("providers.v2" beside or instead of
+// "providers.v1"), as OpenTofu's ErrHostNoProviders.HasOtherVersion.
+func (d *discovery) offersOther(ctx context.Context, host, service string) bool {
+	services, err := d.services(ctx, NormalizeHost(host))
+	if err != nil {
+		return false
+	}
+	name, _, _ := strings.Cut(service, ".")
+	for id := range services {
+		if id != service && strings.HasPrefix(id, name+".") {
+			return true
+		}
+	}
+	return false
+}
+
 func (d *discovery) services(ctx context.Context, host string) (map[string]*url.URL, error) {
 	d.mu.Lock()
 	if d.hosts == nil {

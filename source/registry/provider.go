@@ -71,10 +71,11 @@ type downloadResponse struct {
 	} `json:"packages"`
 }
 
-// ErrProtocolNotSupported is wrapped by the error for a provider release
+// ErrProtocolNotSupported is matched by the error for a provider release
 // that speaks none of the plugin protocols OpenTofu and Terraform support
-// (major versions 5 and 6).
-var ErrProtocolNotSupported = errors.New("provider plugin protocol not supported")
+// (major versions 5 and 6), a [*source.ProtocolNotSupportedError]. It is
+// [source.ErrProtocolNotSupported].
+var ErrProtocolNotSupported = source.ErrProtocolNotSupported
 
 func supportedProtocol(p string) bool {
 	major, _, _ := strings.Cut(p, ".")
@@ -103,19 +104,46 @@ func (s *Source) errorFor(pkg source.Package, host string, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	return &source.Error{Source: host, Package: pkg, Err: err}
+	return &source.Error{Source: host, Package: pkg, Err: source.Canceled(err)}
 }
 
 // providerService returns the providers.v1 base URL for addr's host and the
-// token to send there.
+// token to send there. A host that offers no provider registry gives a
+// [*source.HostNoProvidersError], one whose discovery fails a
+// [*source.HostUnreachableError].
 func (s *Source) providerService(ctx context.Context, addr tfaddr.Provider) (*url.URL, string, error) {
 	host := addr.Hostname.String()
 	base, err := s.d.serviceURL(ctx, host, ServiceProviders)
-	if err != nil {
-		return nil, "", err
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		return nil, "", source.Canceled(err)
+	case errors.Is(err, ErrNoService):
+		return nil, "", &source.HostNoProvidersError{Host: display.Host(addr.Hostname), HasOtherVersion: s.d.offersOther(ctx, host, ServiceProviders), Err: err}
+	default:
+		return nil, "", &source.HostUnreachableError{Host: display.Host(addr.Hostname), Err: err}
 	}
 	tok, _ := s.o.Credentials.Token(host)
 	return base, tok, nil
+}
+
+// invalidResponse is the error for a registry answer that does not parse
+// or breaks the protocol: a failed query, as OpenTofu types it.
+func invalidResponse(addr tfaddr.Provider, format string, args ...any) error {
+	return &source.QueryFailedError{Package: source.ProviderPackage{Addr: addr}, Err: fmt.Errorf(format, args...)}
+}
+
+// queryError is the error of a failed provider registry query that did
+// not answer 404 (which each query tells apart itself): cancelled,
+// unauthorized, or failed, as OpenTofu tells them apart.
+func queryError(addr tfaddr.Provider, tok string, err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return source.Canceled(err)
+	case errors.Is(err, source.ErrUnauthorized):
+		return &source.UnauthorizedError{Host: display.Host(addr.Hostname), HaveCredentials: tok != "", Err: err}
+	}
+	return &source.QueryFailedError{Package: source.ProviderPackage{Addr: addr}, Err: err}
 }
 
 func (s *Source) providerVersions(ctx context.Context, p source.ProviderPackage) ([]source.Available, error) {
@@ -175,12 +203,15 @@ func (s *Source) getProviderVersions(ctx context.Context, addr tfaddr.Provider) 
 	}
 	u := base.ResolveReference(&url.URL{Path: path.Join(addr.Namespace, addr.Type, "versions")})
 	resp, err := s.c.get(ctx, request{url: u, token: tok})
+	if errors.Is(err, source.ErrNotFound) {
+		return nil, &source.RegistryNotKnownError{Package: source.ProviderPackage{Addr: addr}, Host: display.Host(addr.Hostname), Err: err}
+	}
 	if err != nil {
-		return nil, err
+		return nil, queryError(addr, tok, err)
 	}
 	var body providerVersionsResponse
 	if err := json.Unmarshal(resp.body, &body); err != nil {
-		return nil, fmt.Errorf("invalid response from %s: %v", redact(u), err)
+		return nil, invalidResponse(addr, "invalid response from %s: %v", redact(u), err)
 	}
 	return &body, nil
 }
@@ -273,21 +304,21 @@ func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v 
 		}) {
 			return nil, fmt.Errorf("%w: %v", source.ErrVersionNotFound, err)
 		}
-		return nil, fmt.Errorf("%w: %v", source.ErrPlatformNotSupported, err)
+		return nil, &source.PlatformNotSupportedError{Package: source.ProviderPackage{Addr: addr, Version: v, Platform: plat}, Err: err}
 	}
 	if err != nil {
-		return nil, err
+		return nil, queryError(addr, tok, err)
 	}
 	m := &downloadMeta{platform: plat, metaURL: resp.url}
 	if err := json.Unmarshal(resp.body, &m.resp); err != nil {
-		return nil, fmt.Errorf("invalid response from %s: %v", redact(u), err)
+		return nil, invalidResponse(addr, "invalid response from %s: %v", redact(u), err)
 	}
 	r := &m.resp
 	if r.OS != plat.OS || r.Arch != plat.Arch {
-		return nil, fmt.Errorf("invalid response from %s: it describes the %s_%s package, not %s", redact(u), r.OS, r.Arch, plat)
+		return nil, invalidResponse(addr, "invalid response from %s: it describes the %s_%s package, not %s", redact(u), r.OS, r.Arch, plat)
 	}
 	if r.Filename == "" || strings.ContainsAny(r.Filename, "/\\") {
-		return nil, fmt.Errorf("invalid response from %s: invalid filename %q", redact(u), r.Filename)
+		return nil, invalidResponse(addr, "invalid response from %s: invalid filename %q", redact(u), r.Filename)
 	}
 	for _, f := range []struct {
 		name string
@@ -296,20 +327,24 @@ func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v 
 	}{{"download_url", r.DownloadURL, &m.downloadURL}, {"shasums_url", r.SHASumsURL, &m.sumsURL}, {"shasums_signature_url", r.SHASumsSignatureURL, &m.sigURL}} {
 		ref, err := url.Parse(f.raw)
 		if err != nil || f.raw == "" {
-			return nil, fmt.Errorf("invalid response from %s: invalid %s", redact(u), f.name)
+			return nil, invalidResponse(addr, "invalid response from %s: invalid %s", redact(u), f.name)
 		}
 		abs := resp.url.ResolveReference(ref)
 		if abs.Scheme != "https" && abs.Scheme != "http" {
-			return nil, fmt.Errorf("invalid response from %s: %s must use http or https", redact(u), f.name)
+			return nil, invalidResponse(addr, "invalid response from %s: %s must use http or https", redact(u), f.name)
 		}
 		*f.dst = abs
 	}
 	if len(r.Protocols) > 0 && !slices.ContainsFunc(r.Protocols, supportedProtocol) {
-		return nil, fmt.Errorf("%w: %s %s speaks plugin protocols %s", ErrProtocolNotSupported, addr.ForDisplay(), v, strings.Join(r.Protocols, ", "))
+		return nil, &source.ProtocolNotSupportedError{
+			Package:    source.ProviderPackage{Addr: addr, Version: v, Platform: plat},
+			Protocols:  slices.Clone(r.Protocols),
+			Suggestion: s.protocolSuggestion(ctx, addr),
+		}
 	}
 	sum, err := hex.DecodeString(r.SHASum)
 	if err != nil || len(sum) != sha256.Size {
-		return nil, fmt.Errorf("invalid response from %s: invalid shasum %q", redact(u), r.SHASum)
+		return nil, invalidResponse(addr, "invalid response from %s: invalid shasum %q", redact(u), r.SHASum)
 	}
 	m.shasum = tfhash.Hash(string(tfhash.SchemeZH) + strings.ToLower(r.SHASum))
 	if len(r.Packages) > 0 {
@@ -317,13 +352,13 @@ func (s *Source) fetchDownloadMeta(ctx context.Context, addr tfaddr.Provider, v 
 		for ps, pd := range r.Packages {
 			pl, err := source.ParsePlatform(ps)
 			if err != nil {
-				return nil, fmt.Errorf("invalid response from %s: packages: %v", redact(u), err)
+				return nil, invalidResponse(addr, "invalid response from %s: packages: %v", redact(u), err)
 			}
 			d := platformData{size: pd.PackageSize}
 			for _, raw := range pd.Hashes {
 				h, err := tfhash.ParseHash(raw)
 				if err != nil {
-					return nil, fmt.Errorf("invalid response from %s: packages: %v", redact(u), err)
+					return nil, invalidResponse(addr, "invalid response from %s: packages: %v", redact(u), err)
 				}
 				d.hashes = append(d.hashes, h)
 			}
@@ -343,9 +378,10 @@ func (m *downloadMeta) armoredKeys() []string {
 
 // release is a release's verified SHA256SUMS.
 type release struct {
-	sums   Sums
-	keyID  string // "" when the policy accepted the release unsigned
-	signer Signer
+	sums     Sums
+	keyID    string // "" when the policy accepted the release unsigned
+	signer   Signer
+	warnings []string // given when it was verified, returned with each fetch
 }
 
 type releaseKey struct {
@@ -446,7 +482,8 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	}
 	rel := &release{sums: sums}
 	if !sigNeeded {
-		s.warn(ctx, source.ProviderPackage{Addr: addr}, unsignedWarning(addr, m))
+		rel.warnings = append(rel.warnings, unsignedWarning(addr, m))
+		s.warn(ctx, source.ProviderPackage{Addr: addr}, rel.warnings[0])
 		return rel, nil
 	}
 	sg := <-sigc
@@ -460,7 +497,9 @@ func (s *Source) verifyRelease(ctx context.Context, addr tfaddr.Provider, m *dow
 	}
 	rel.signer = Signer{KeyID: keyID, Trust: s.classify(doc.body, sig.body, m.resp.SigningKeys.GPGPublicKeys[index].ASCIIArmor, m.resp.SigningKeys.GPGPublicKeys[index].TrustSignature)}
 	if expired {
-		s.warn(ctx, source.ProviderPackage{Addr: addr}, fmt.Sprintf("%s: signed with key %s, which has expired", addr.ForDisplay(), keyID))
+		w := fmt.Sprintf("%s: signed with key %s, which has expired", addr.ForDisplay(), keyID)
+		rel.warnings = append(rel.warnings, w)
+		s.warn(ctx, source.ProviderPackage{Addr: addr}, w)
 	}
 	rel.keyID = keyID
 	return rel, nil
@@ -674,6 +713,7 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 	}
 	f.Package = p
 	f.Origin = records(addr, p.Version, m, rel, s.signingExempt(addr))
+	f.Warnings = slices.Clone(rel.warnings)
 	return f, nil
 }
 
@@ -821,3 +861,24 @@ func statedH1(m *downloadMeta) []tfhash.Hash {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// protocolSuggestion is the newest version of addr that the registry lists
+// with a supported plugin protocol (OpenTofu's suggestion for a release
+// that speaks none), or the zero version.
+func (s *Source) protocolSuggestion(ctx context.Context, addr tfaddr.Provider) versions.Version {
+	list, err := s.getProviderVersions(ctx, addr)
+	if err != nil {
+		return versions.Version{}
+	}
+	var best versions.Version
+	for _, e := range list.Versions {
+		v, err := versions.Parse(e.Version)
+		if err != nil || !slices.ContainsFunc(e.Protocols, supportedProtocol) {
+			continue
+		}
+		if best.IsZero() || v.Compare(best) > 0 {
+			best = v
+		}
+	}
+	return best
+}

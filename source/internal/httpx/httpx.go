@@ -579,10 +579,29 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// GaveUpError is the error of a request whose last attempt failed in a way
+// worth retrying (a connection error, a 429 or a 5xx) when no retry was
+// left. Its text ends as OpenTofu's does ("GET URL giving up after N
+// attempt(s)"), followed by the last attempt's failure, which it unwraps
+// to (an [*HTTPError] for a status).
+type GaveUpError struct {
+	URL      string // without credentials or query
+	Attempts int
+	Err      error
+}
+
+func (e *GaveUpError) Error() string {
+	cause := strings.TrimPrefix(e.Err.Error(), "GET "+e.URL+": ")
+	return fmt.Sprintf("GET %s giving up after %d attempt(s): %s", e.URL, e.Attempts, cause)
+}
+
+// Unwrap returns the last attempt's failure.
+func (e *GaveUpError) Unwrap() error { return e.Err }
+
 // retry runs fn until it succeeds, fails permanently, or the retries are
 // used up. The error returned is the last attempt's, unwrapped from its
-// transient marker.
-func (c *Client) retry(ctx context.Context, fn func(ctx context.Context) error) error {
+// transient marker: a [*GaveUpError] when it was worth retrying.
+func (c *Client) retry(ctx context.Context, u *url.URL, fn func(ctx context.Context) error) error {
 	for n := 0; ; n++ {
 		err := fn(ctx)
 		if err == nil {
@@ -596,10 +615,7 @@ func (c *Client) retry(ctx context.Context, fn func(ctx context.Context) error) 
 			return err
 		}
 		if n >= c.o.Retries {
-			if n == 0 {
-				return te.err
-			}
-			return fmt.Errorf("%w (after %d attempts)", te.err, n+1)
+			return &GaveUpError{URL: Redact(u), Attempts: n + 1, Err: te.err}
 		}
 		if err := sleep(ctx, c.backoff(n, te.wait)); err != nil {
 			return err
@@ -658,7 +674,7 @@ func (c *Client) accepted(r Request, status int) bool {
 // retries are used up: each attempt runs before (if not nil), then sends
 // the request with the overall timeout, and hands the response to use.
 func (c *Client) attempts(ctx context.Context, r Request, overall time.Duration, before func() error, use func(*attempt, *http.Response) error) error {
-	return c.retry(ctx, func(ctx context.Context) error {
+	return c.retry(ctx, r.URL, func(ctx context.Context) error {
 		if before != nil {
 			if err := before(); err != nil {
 				return err
