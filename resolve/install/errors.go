@@ -122,7 +122,9 @@ func (e *ChecksumError) Unwrap() []error {
 }
 
 // LockChangedError is returned by Init in read-only mode ([Options.ReadOnly])
-// when the dependency selections would change. Nothing is installed.
+// when the dependency selections would change. Nothing is installed. A
+// constraint the locked version no longer meets is reported instead by a
+// [*resolve.LockedMismatchError], read-only or not.
 // Init returns it as it is (errors.As(err, &e) finds it); it wraps
 // nothing.
 type LockChangedError struct {

@@ -136,7 +136,10 @@ type Options struct {
 	// ReadOnly refuses to change the dependency selections (tofu's
 	// -lockfile=readonly): Init fails with a [*LockChangedError] if a
 	// version, constraint or pin would change, and only warns when hashes
-	// alone would be added. A lock file that records no module at all
+	// alone would be added. A constraint the locked version no longer
+	// meets is not a change Init could make: it fails, as without
+	// ReadOnly and as in OpenTofu, with a [*resolve.LockedMismatchError]
+	// (joined with any other such error; find it with errors.As). A lock file that records no module at all
 	// (written by tofu, say) has not adopted module locking: its module
 	// calls are installed as their constraints allow, with one
 	// [ModulesNotLockedWarning], and not locked; once the lock file has a
