@@ -104,6 +104,9 @@ type Sources struct {
 	// Warnings are the warnings about the CLI configuration (a missing
 	// file, an unsupported credentials helper) and, while dev overrides
 	// are in effect, the warning tofu shows about them.
+	//
+	// Deprecated: NewSources returns these warnings in its diagnostics,
+	// with any errors; read them there. The field stays filled.
 	Warnings hcl.Diagnostics
 }
 
@@ -124,9 +127,11 @@ type Sources struct {
 //     them, routed by one [Dispatch].
 //
 // Nothing is fetched: a missing registry or mirror shows when it is
-// asked. The diagnostics are those of the CLI configuration (its files'
-// errors with their file and line, an invalid mirror URL); with an error
-// among them the result is nil. Warnings are in [Sources.Warnings].
+// asked. The diagnostics are those of the CLI configuration: its files'
+// errors with their file and line, an invalid mirror URL (with an error
+// among them the result is nil), and the warnings (a missing file, an
+// unsupported credentials helper, dev overrides in effect), which
+// [Sources.Warnings] also holds.
 func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnostics) {
 	env := opts.Env
 	if env == nil {
@@ -219,7 +224,7 @@ func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnos
 	out := &Sources{Source: d, PluginCacheDir: cfg.PluginCacheDir, Config: cfg, Warnings: diags}
 	if opts.Providers != nil {
 		d.Providers = opts.Providers
-		return out, nil
+		return out, slices.Clone(out.Warnings)
 	}
 
 	wd := opts.WorkDir
@@ -264,7 +269,7 @@ func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnos
 		summary, detail, _ := strings.Cut(w, "\n\n")
 		out.Warnings = append(out.Warnings, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: detail})
 	}
-	return out, nil
+	return out, slices.Clone(out.Warnings)
 }
 
 // lookupEnv finds name in env ("NAME=VALUE"); the last entry wins, as
