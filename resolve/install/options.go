@@ -177,7 +177,11 @@ type Options struct {
 	// package is hashed as it is read (memory does not grow with its
 	// size).
 	DownloadConcurrency int
-	// Events receives progress reports. Default nil: discarded.
+	// Events receives progress reports. Default nil: discarded. It also
+	// receives the package cache's hits and waits this run causes, each
+	// with the run's unit ([source.WithUnit]), whatever handler the cache
+	// was opened with: a cache shared by many runs needs none for them
+	// (one that has the same handler gets those events twice).
 	Events source.Events
 	// Flavor is the tool whose lock files this run writes like: its
 	// header and its default registry host. Default [FlavorAuto]: the
@@ -362,7 +366,17 @@ func (o Options) normalize() (*settings, error) {
 		if err != nil {
 			return nil, fmt.Errorf("install: temporary cache: %w", err)
 		}
-		c, err := cache.Open(dir, cache.Options{Events: s.Events})
+		// The cache's hits and waits reach s.Events through the run's
+		// context (cacheEvents); its other events, directly.
+		var events source.Events
+		if h := s.Events; h != nil {
+			events = source.EventsFunc(func(e source.Event) {
+				if !isCacheEvent(e.Kind) {
+					h.Event(e)
+				}
+			})
+		}
+		c, err := cache.Open(dir, cache.Options{Events: events})
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, err
