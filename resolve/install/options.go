@@ -102,8 +102,10 @@ type Options struct {
 	Resolve resolve.Options
 	// Source lists and fetches every package: providers, registry modules
 	// and remote modules. A [*Dispatch] routes each kind to its own source.
-	// Wrap it in [source.Memoize] yourself only if it is shared by several
-	// runs; Init memoizes its listings for the run. Required.
+	// Init memoizes its listings for the run; a source shared by several
+	// runs shares them across runs when it remembers them: the Dispatch
+	// of [NewSources] does by default ([Dispatch.Remember]); wrap another
+	// in [source.MemoizeFor]. Required.
 	Source source.Source
 	// Cache is the package cache every fetch goes through; it may be shared
 	// by many configurations and processes. Default: a temporary cache

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -24,6 +25,13 @@ import (
 // the process's environment, the user's home directory and git
 // configuration, the default HTTP clients.
 type SourcesOptions struct {
+	// Remember is how long [Sources.Source] remembers the version lists
+	// and checksums it answers ([Dispatch.Remember]), shared by every
+	// run given it: a wrapper that runs many units with one Sources lists
+	// each package once, and a long-lived process sees a new release at
+	// most Remember after it appears. Default [DefaultRemember];
+	// negative: nothing is remembered beyond a run.
+	Remember time.Duration
 	// Config is the CLI configuration, as [cliconfig.Load] returns it
 	// (with the TF_TOKEN_ variables it found). Default: loaded from
 	// ConfigFiles, or from the files tofu finds, with Env and Home.
@@ -109,6 +117,10 @@ type Sources struct {
 	// with any errors; read them there. The field stays filled.
 	Warnings hcl.Diagnostics
 }
+
+// DefaultRemember is how long the sources [NewSources] builds remember
+// version lists and checksums by default ([SourcesOptions.Remember]).
+const DefaultRemember = 5 * time.Minute
 
 // NewSources builds, in one call, the sources tofu would use on this
 // machine, from the CLI configuration and the environment
@@ -215,7 +227,15 @@ func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnos
 		return o
 	}
 
+	remember := opts.Remember
+	switch {
+	case remember == 0:
+		remember = DefaultRemember
+	case remember < 0:
+		remember = 0
+	}
 	d := &Dispatch{
+		Remember: remember,
 		Registry: reg,
 		Git:      git.NewSource(gopts),
 		OCI:      oci.NewSource(ociOpts()),
