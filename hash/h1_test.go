@@ -10,13 +10,15 @@ import (
 	"testing"
 
 	"golang.org/x/mod/sumdb/dirhash"
+
+	"github.com/tflock/tflock/internal/longtest"
 )
 
 // cases returns the generated packages every form is checked on.
 var cases = sync.OnceValue(func() map[string][]testFile {
 	n := 2000
-	if raceBuild {
-		n = 1000 // the race detector makes each file slow; 1,000 still cover the concurrency
+	if !longtest.Enabled() {
+		n = 400 // each file is slow under -race; 400 still cover the concurrency (64 workers)
 	}
 	many := make([]testFile, 0, n)
 	for i := range n {

@@ -67,7 +67,7 @@ func TestEditingAPI(t *testing.T) {
 	if f.Provider(nullAddr) != nil || f.ProviderHashes(nullAddr) != nil {
 		t.Fatal("new file has a provider")
 	}
-	if f.AddProviderHashes(nullAddr, h1A) {
+	if ok, err := f.AddProviderHashes(nullAddr, h1A); ok || err != nil {
 		t.Fatal("AddProviderHashes on an absent provider reported a change")
 	}
 	f.SetProvider(&lockfile.ProviderLock{Addr: randomAddr, Version: versions.MustParse("3.6.0")})
@@ -75,10 +75,10 @@ func TestEditingAPI(t *testing.T) {
 	if got := f.ProviderHashes(nullAddr); !slices.Equal(got, []hash.Hash{h1A, zhA}) {
 		t.Errorf("hashes = %v, want sorted and unique", got)
 	}
-	if !f.AddProviderHashes(nullAddr, h1B, h1A) {
+	if ok, err := f.AddProviderHashes(nullAddr, h1B, h1A); !ok || err != nil {
 		t.Error("adding a new hash reported no change")
 	}
-	if f.AddProviderHashes(nullAddr, h1B) {
+	if ok, err := f.AddProviderHashes(nullAddr, h1B); ok || err != nil {
 		t.Error("adding a present hash reported a change")
 	}
 	if got := f.ProviderHashes(nullAddr); !slices.Equal(got, []hash.Hash{h1A, h1B, zhA}) {
@@ -101,7 +101,7 @@ func TestEditingAPI(t *testing.T) {
 	if want := []string{"a", "a.c", "b"}; !slices.Equal(paths, want) {
 		t.Errorf("Modules order %v, want %v", paths, want)
 	}
-	if !f.AddModuleHashes("a", h1A) || !slices.Equal(f.ModuleHashes("a"), []hash.Hash{h1A}) {
+	if ok, err := f.AddModuleHashes("a", h1A); !ok || err != nil || !slices.Equal(f.ModuleHashes("a"), []hash.Hash{h1A}) {
 		t.Error("AddModuleHashes")
 	}
 	if !f.RemoveModule("b") || f.RemoveModule("b") || f.Module("b") != nil {
@@ -512,7 +512,13 @@ func TestWriteFileRefusesInvalidContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := lockfile.New()
-	f.SetProvider(&lockfile.ProviderLock{Addr: nullAddr}) // no version
+	if err := f.SetProvider(&lockfile.ProviderLock{Addr: nullAddr}); err == nil { // no version
+		t.Fatal("SetProvider accepts a lock without a version")
+	}
+	// A stored lock changed in place escapes the setters; WriteFile
+	// still refuses it.
+	f.SetProvider(&lockfile.ProviderLock{Addr: nullAddr, Version: versions.MustParse("3.2.0")})
+	f.Provider(nullAddr).Version = versions.Version{}
 	err := lockfile.WriteFile(path, f)
 	var pe *lockfile.ParseError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), path) {
@@ -533,7 +539,8 @@ func TestWriteFileRefusesInvalidContent(t *testing.T) {
 func TestWriteFileInvalidContentWinsOverWriteFailure(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing", ".terraform.lock.hcl")
 	f := lockfile.New()
-	f.SetProvider(&lockfile.ProviderLock{Addr: nullAddr}) // no version
+	f.SetProvider(&lockfile.ProviderLock{Addr: nullAddr, Version: versions.MustParse("3.2.0")})
+	f.Provider(nullAddr).Version = versions.Version{} // no version, past the setter
 	for range 20 {
 		err := lockfile.WriteFile(path, f)
 		var pe *lockfile.ParseError

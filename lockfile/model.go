@@ -167,11 +167,18 @@ func (f *File) ProviderHashes(addr tfaddr.Provider) []hash.Hash {
 }
 
 // SetProvider adds or replaces the lock for lock.Addr. The file keeps the
-// given pointer; its hashes are sorted and de-duplicated.
-func (f *File) SetProvider(lock *ProviderLock) {
+// given pointer; its hashes are sorted and de-duplicated. It refuses, with
+// a *[LockError] saying why and the file unchanged, a lock that the parser
+// would refuse once written (a hash a lenient parse kept in the lock it
+// replaces may stay).
+func (f *File) SetProvider(lock *ProviderLock) error {
+	if err := checkProvider(lock, f.ProviderHashes(lock.Addr)); err != nil {
+		return err
+	}
 	f.init()
 	lock.Hashes = normalizeHashes(lock.Hashes)
 	f.providers[lock.Addr] = lock
+	return nil
 }
 
 // RemoveProvider removes the lock for the given provider, if any, and
@@ -185,14 +192,21 @@ func (f *File) RemoveProvider(addr tfaddr.Provider) bool {
 // AddProviderHashes adds hashes to the lock of the given provider with set
 // semantics (the result is sorted and unique) and reports whether the set
 // grew. It does nothing and returns false if the provider is not locked.
-func (f *File) AddProviderHashes(addr tfaddr.Provider, hs ...hash.Hash) bool {
+// It refuses a hash the parser would refuse (such as "zh:bad"), with a
+// *[LockError] saying why, adding none of hs.
+func (f *File) AddProviderHashes(addr tfaddr.Provider, hs ...hash.Hash) (bool, error) {
 	p := f.providers[addr]
 	if p == nil {
-		return false
+		return false, nil
+	}
+	grown := *p
+	grown.Hashes = normalizeHashes(append(slices.Clone(p.Hashes), hs...))
+	if err := checkProvider(&grown, p.Hashes); err != nil {
+		return false, err
 	}
 	n := len(p.Hashes)
-	p.Hashes = normalizeHashes(append(slices.Clone(p.Hashes), hs...))
-	return len(p.Hashes) != n
+	p.Hashes = grown.Hashes
+	return len(p.Hashes) != n, nil
 }
 
 // Providers returns the provider locks sorted by address (hostname, then
@@ -224,11 +238,18 @@ func (f *File) ModuleHashes(path string) []hash.Hash {
 }
 
 // SetModule adds or replaces the lock for lock.Path. The file keeps the given
-// pointer; its hashes are sorted and de-duplicated.
-func (f *File) SetModule(lock *ModuleLock) {
+// pointer; its hashes are sorted and de-duplicated. It refuses, with a
+// *[LockError] saying why and the file unchanged, a lock that the parser
+// would refuse once written (a hash a lenient parse kept in the lock it
+// replaces may stay).
+func (f *File) SetModule(lock *ModuleLock) error {
+	if err := checkModule(lock, f.ModuleHashes(lock.Path)); err != nil {
+		return err
+	}
 	f.init()
 	lock.Hashes = normalizeHashes(lock.Hashes)
 	f.modules[lock.Path] = lock
+	return nil
 }
 
 // RemoveModule removes the lock for the given call path, if any, and reports
@@ -241,15 +262,21 @@ func (f *File) RemoveModule(path string) bool {
 
 // AddModuleHashes adds hashes to the lock of the given module call with set
 // semantics and reports whether the set grew. It does nothing and returns
-// false if the module is not locked.
-func (f *File) AddModuleHashes(path string, hs ...hash.Hash) bool {
+// false if the module is not locked. It refuses a hash the parser would
+// refuse, with a *[LockError] saying why, adding none of hs.
+func (f *File) AddModuleHashes(path string, hs ...hash.Hash) (bool, error) {
 	m := f.modules[path]
 	if m == nil {
-		return false
+		return false, nil
+	}
+	grown := *m
+	grown.Hashes = normalizeHashes(append(slices.Clone(m.Hashes), hs...))
+	if err := checkModule(&grown, m.Hashes); err != nil {
+		return false, err
 	}
 	n := len(m.Hashes)
-	m.Hashes = normalizeHashes(append(slices.Clone(m.Hashes), hs...))
-	return len(m.Hashes) != n
+	m.Hashes = grown.Hashes
+	return len(m.Hashes) != n, nil
 }
 
 // Modules returns the module locks sorted by call path, the order the writer

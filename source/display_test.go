@@ -3,6 +3,8 @@ package source_test
 import (
 	"testing"
 
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 )
@@ -32,3 +34,18 @@ func TestModulePackageForDisplayNamesTheArgument(t *testing.T) {
 }
 
 const sixtyFourHex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// TestVersionsShownAlike checks that a provider's version is shown as a
+// module's is (and as the lock file writes it), so that one progress output
+// does not say "v1.0.0" for one and "1.0.0" for the other.
+func TestVersionsShownAlike(t *testing.T) {
+	v := versions.MustParse("1.0.0")
+	prov := source.ProviderPackage{Addr: tfaddr.MustParseProviderSource("registry.example.test/acme/cloud"), Version: v, Platform: source.Platform{OS: "linux", Arch: "amd64"}}
+	mod := source.ModulePackage{Source: "registry.example.test/acme/vpc/cloud", Version: v}
+	if got, want := prov.ForDisplay(), "registry.example.test/acme/cloud 1.0.0 (linux_amd64)"; got != want {
+		t.Errorf("provider ForDisplay() = %q, want %q", got, want)
+	}
+	if got, want := mod.ForDisplay(), "registry.example.test/acme/vpc/cloud 1.0.0"; got != want {
+		t.Errorf("module ForDisplay() = %q, want %q", got, want)
+	}
+}

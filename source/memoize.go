@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source/internal/display"
@@ -21,14 +22,25 @@ import (
 // unchanged, since each call brings the package to a different directory.
 //
 // The result is a [ChecksumReporter] exactly when src is one. Use one
-// memoizing source per run: it never forgets.
-func Memoize(src Source) Source {
-	m := &memo{src: src}
+// memoizing source per run: it never forgets (see [MemoizeFor] for one
+// that a long-lived process keeps).
+func Memoize(src Source) Source { return MemoizeFor(src, 0) }
+
+// MemoizeFor is [Memoize] with a lifetime: an answer is remembered for
+// lifetime after it came, and the next caller after that asks src again.
+// A lifetime of zero or less never forgets, as Memoize. A long-lived
+// process that shares one source among its runs uses it, so that a new
+// release is seen at most lifetime after it appears.
+func MemoizeFor(src Source, lifetime time.Duration) Source {
+	m := &memo{src: src, versions: flight[[]Available]{lifetime: lifetime}}
 	if cr, ok := src.(ChecksumReporter); ok {
-		return &memoChecksums{memo: m, cr: cr}
+		return &memoChecksums{memo: m, cr: cr, checksums: flight[[]hash.Record]{lifetime: lifetime}}
 	}
 	return m
 }
+
+// now is the clock of the lifetimes; tests replace it.
+var now = time.Now
 
 type memo struct {
 	src      Source
@@ -96,14 +108,30 @@ func (m *memoChecksums) Checksums(ctx context.Context, pkg Package) ([]hash.Reco
 // flight remembers one result per key and lets concurrent callers of the
 // same key share a single call.
 type flight[T any] struct {
-	mu    sync.Mutex
-	calls map[string]*call[T]
+	mu       sync.Mutex
+	calls    map[string]*call[T]
+	lifetime time.Duration // > 0: how long an answer is kept
 }
 
 type call[T any] struct {
 	done chan struct{}
 	val  T
 	err  error
+	at   time.Time // when the answer came; set before done is closed
+}
+
+// expired reports whether c, a finished call, is older than the lifetime.
+// f.mu is held.
+func (f *flight[T]) expired(c *call[T]) bool {
+	if f.lifetime <= 0 {
+		return false
+	}
+	select {
+	case <-c.done:
+		return now().Sub(c.at) > f.lifetime
+	default:
+		return false // in flight
+	}
 }
 
 func isContextErr(err error) bool {
@@ -121,6 +149,10 @@ func (f *flight[T]) do(ctx context.Context, key string, fn func() (T, error)) (T
 			f.calls = map[string]*call[T]{}
 		}
 		c, ok := f.calls[key]
+		if ok && f.expired(c) {
+			delete(f.calls, key)
+			ok = false
+		}
 		if !ok {
 			c = &call[T]{done: make(chan struct{})}
 			f.calls[key] = c
@@ -161,5 +193,6 @@ func (f *flight[T]) call(key string, c *call[T], fn func() (T, error)) {
 		close(c.done)
 	}()
 	c.val, c.err = fn()
+	c.at = now()
 	completed = true
 }

@@ -194,3 +194,45 @@ func TestMemoizePanicReleasesWaiters(t *testing.T) {
 		t.Errorf("after the panic: err %v, %d calls; want a new call", err, calls.Load())
 	}
 }
+
+// TestMemoizeForLifetime: an answer is remembered for the lifetime after
+// it came, then asked again; Memoize (no lifetime) never forgets. The
+// clock is the test's, not the wall clock.
+func TestMemoizeForLifetime(t *testing.T) {
+	var mu sync.Mutex
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	defer source.SetClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })()
+	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
+
+	_, remote := localRemote()
+	c := &counting{Source: remote}
+	forever := &counting{Source: remote}
+	m, mf := source.MemoizeFor(c, time.Minute), source.Memoize(forever)
+	ctx := context.Background()
+	ask := func() {
+		t.Helper()
+		for _, s := range []source.Source{m, mf} {
+			if _, err := s.Versions(ctx, pkg(nullAddr, "3.2.0", linuxAMD64)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ask()
+	advance(59 * time.Second)
+	ask()
+	if n := c.calls.Load(); n != 1 {
+		t.Fatalf("%d calls within the lifetime, want 1", n)
+	}
+	advance(2 * time.Second)
+	ask()
+	ask()
+	if n := c.calls.Load(); n != 2 {
+		t.Fatalf("%d calls after the lifetime, want 2 (asked again once)", n)
+	}
+	if n := forever.calls.Load(); n != 1 {
+		t.Fatalf("Memoize asked %d times, want once: it never forgets", n)
+	}
+	if _, ok := source.MemoizeFor(remote, time.Minute).(source.ChecksumReporter); !ok {
+		t.Error("MemoizeFor of a ChecksumReporter is not one")
+	}
+}

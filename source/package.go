@@ -94,11 +94,14 @@ func (p ProviderPackage) String() string {
 	return s
 }
 
-// ForDisplay returns the provider's display address with version and platform.
+// ForDisplay returns the provider's display address with version and
+// platform. The version is written as for a module ([ModulePackage.ForDisplay])
+// and in the lock file, without OpenTofu's "v" for providers: one
+// progress output shows both.
 func (p ProviderPackage) ForDisplay() string {
 	s := providerString(p.Addr, display.ProviderShort)
 	if !p.Version.IsZero() {
-		s += " v" + p.Version.String()
+		s += " " + p.Version.String()
 	}
 	if !p.Platform.IsZero() {
 		s += " (" + p.Platform.String() + ")"

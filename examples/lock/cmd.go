@@ -350,7 +350,7 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 	if diags.HasErrors() {
 		return nil, nil, "", diags
 	}
-	printWarnings(out, srcs.Warnings)
+	printWarnings(out, diags)
 	return srcs.Source, srcs.DevOverrides, srcs.PluginCacheDir, nil
 }
 

@@ -40,19 +40,19 @@ func TestSampleDemo(t *testing.T) {
 		"Review those changes",
 		// Progress: Init's events and the sources' bytes done/total.
 		"- Finding versions of registry.example.test/acme/cloud...",
-		"- Selected registry.example.test/acme/cloud v1.0.0 (locked)",
+		"- Selected registry.example.test/acme/cloud 1.0.0 (locked)",
 		// The OCI call's source says "?tag=1.0.0", and so does its line.
 		"- Selected oci://oci.example.test/modules/storage?tag=1.0.0 (pinned)",
-		"- Downloading registry.example.test/acme/cloud v1.0.0 (" + source.CurrentPlatform.String() + ")...",
+		"- Downloading registry.example.test/acme/cloud 1.0.0 (" + source.CurrentPlatform.String() + ")...",
 		"bytes (100%)",
-		"- Verified registry.example.test/acme/cloud v1.0.0 (" + source.CurrentPlatform.String() + "): checksum signed by key ",
+		"- Verified registry.example.test/acme/cloud 1.0.0 (" + source.CurrentPlatform.String() + "): checksum signed by key ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("first run output lacks %q:\n%s", want, out)
 		}
 	}
 	// Init and the registry source both report the download: drawn once.
-	if n := strings.Count(out, "- Downloading registry.example.test/acme/cloud v1.0.0 ("); n != 1 {
+	if n := strings.Count(out, "- Downloading registry.example.test/acme/cloud 1.0.0 ("); n != 1 {
 		t.Errorf("the download of acme/cloud is drawn %d times, want once:\n%s", n, out)
 	}
 	lf, err := lockfile.ParseFile(filepath.Join(work, ".terraform.lock.hcl"))
@@ -99,7 +99,7 @@ func TestSampleDemo(t *testing.T) {
 		"registry.example.test/acme/dns: upgraded 2.0.0 to 2.1.0",
 		`module "network": upgraded 1.0.0 to 1.1.0`,
 		`module "vpc": upgraded 1.0.0 to 1.1.0`,
-		"- Selected registry.example.test/acme/cloud v1.1.0 (upgraded from 1.0.0)",
+		"- Selected registry.example.test/acme/cloud 1.1.0 (upgraded from 1.0.0)",
 		"- Selected registry.example.test/acme/vpc/cloud 1.1.0 (upgraded from 1.0.0)",
 		"4 version lists fetched,",
 	} {
@@ -114,7 +114,7 @@ func TestSampleDemo(t *testing.T) {
 		t.Fatalf("second upgrade run: exit %d\n%s", code, out)
 	}
 	for _, want := range []string{
-		"- Selected registry.example.test/acme/cloud v1.1.0 (already the newest)",
+		"- Selected registry.example.test/acme/cloud 1.1.0 (already the newest)",
 		"- Selected registry.example.test/acme/vpc/cloud 1.1.0 (already the newest)",
 		"No changes to ",
 	} {

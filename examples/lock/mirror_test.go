@@ -128,7 +128,7 @@ func TestProvidersLockNetMirror(t *testing.T) {
 	checkToolLock(t, dir, h1s, out)
 	// Each platform's package was downloaded, with progress drawn.
 	for _, p := range toolPlatforms {
-		if !strings.Contains(out, "- Downloading example.test/acme/tool v1.3.0 ("+p+")...") {
+		if !strings.Contains(out, "- Downloading example.test/acme/tool 1.3.0 ("+p+")...") {
 			t.Errorf("output lacks the download of %s:\n%s", p, out)
 		}
 	}

@@ -10,6 +10,11 @@
 // exits 1. Otherwise it writes the canonical form to standard output, or
 // with -w back to FILE (atomically); with -check it writes nothing and
 // exits 1 if FILE is not already canonical, for CI.
+//
+// The canonical form has no comments but the two header lines: when it
+// drops comments of FILE, lockfmt says so on standard error, naming their
+// lines. A program that edits a lock file people annotate keeps the
+// comments with lockfile.Patch instead.
 package main
 
 import (
@@ -19,8 +24,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/tflock/tflock/lockfile"
 )
@@ -76,6 +84,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	printDiagnostics(stderr, name, src, f.Warnings())
 	out := f.Bytes()
+	if lines := droppedComments(src, out); len(lines) > 0 && !*check {
+		fmt.Fprintf(stderr, "lockfmt: the canonical form drops the comments of %s at %s (lockfile.Patch keeps them)\n", name, lineList(lines))
+	}
 	switch {
 	case *check:
 		if !bytes.Equal(out, src) {
@@ -97,6 +108,53 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// droppedComments returns the lines of src holding a comment that out does
+// not have.
+func droppedComments(src, out []byte) []int {
+	kept := map[string]int{}
+	for _, c := range comments(out) {
+		kept[c.text]++
+	}
+	var lines []int
+	for _, c := range comments(src) {
+		if kept[c.text] > 0 {
+			kept[c.text]--
+			continue
+		}
+		lines = append(lines, c.line)
+	}
+	return lines
+}
+
+type comment struct {
+	text string
+	line int
+}
+
+// comments returns the comments of an HCL source, trimmed, with their line.
+func comments(src []byte) []comment {
+	toks, _ := hclsyntax.LexConfig(src, "", hcl.InitialPos)
+	var out []comment
+	for _, t := range toks {
+		if t.Type == hclsyntax.TokenComment {
+			out = append(out, comment{text: strings.TrimSpace(string(t.Bytes)), line: t.Range.Start.Line})
+		}
+	}
+	return out
+}
+
+// lineList writes lines as "line 3" or "lines 3, 7 and 9".
+func lineList(lines []int) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = strconv.Itoa(l)
+	}
+	if len(s) == 1 {
+		return "line " + s[0]
+	}
+	return "lines " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // printDiagnostics writes diagnostics with source snippets, as HCL tools do.

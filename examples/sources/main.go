@@ -10,6 +10,9 @@
 // rejected one. For a provider source (-provider): the input, its kind
 // ("provider", "builtin", "legacy" or "error"), the canonical form, the
 // display form, and the error text. Empty columns stay as empty fields.
+// With -header a first line names the columns (the default output has no
+// header line, so that scripts reading it keep working); the usage message
+// (-h) names them too.
 package main
 
 import (
@@ -24,8 +27,13 @@ import (
 
 func main() {
 	provider := flag.Bool("provider", false, "parse provider source addresses instead of module sources")
+	header := flag.Bool("header", false, "print a first line naming the columns")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: sources [-provider] SOURCE...")
+		out := flag.CommandLine.Output()
+		fmt.Fprintln(out, "usage: sources [-provider] [-header] SOURCE...")
+		fmt.Fprintln(out, "columns (tab-separated):")
+		fmt.Fprintln(out, "  module sources:  ", strings.Join(moduleHeader, " "))
+		fmt.Fprintln(out, "  provider sources:", strings.Join(providerHeader, " "))
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -33,8 +41,21 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	if *header {
+		h := moduleHeader
+		if *provider {
+			h = providerHeader
+		}
+		fmt.Fprintln(os.Stdout, strings.Join(h, "\t"))
+	}
 	run(os.Stdout, *provider, flag.Args())
 }
+
+// The names of the columns, for -header and the usage message.
+var (
+	moduleHeader   = []string{"input", "kind", "canonical", "package", "subdir", "error"}
+	providerHeader = []string{"input", "kind", "canonical", "display", "error"}
+)
 
 // run writes one line per source to w.
 func run(w io.Writer, provider bool, sources []string) {

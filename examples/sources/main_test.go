@@ -108,3 +108,24 @@ func TestCommandLine(t *testing.T) {
 		t.Error("no arguments: want a non-zero exit status")
 	}
 }
+
+// TestHeader: -header names the columns on a first line, as many as the
+// rows have; without it the output has no header (scripts read it as is).
+func TestHeader(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-header", "hashicorp/consul/aws"}, {"-provider", "-header", "hashicorp/aws"}} {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = append(os.Environ(), "SOURCES_RUN_MAIN=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], "input\tkind\tcanonical\t") || strings.Count(lines[0], "\t") != strings.Count(lines[1], "\t") {
+			t.Errorf("%v: output %q; want a header naming each column, then the row", args, out)
+		}
+	}
+}

@@ -80,7 +80,7 @@ func (r *reader) annotation(b *hcl.Block, mc *ModuleCall, versionArg bool) bool 
 	}
 	vc, err := versions.ParseModuleConstraints(m[1])
 	if err != nil {
-		return bad("Invalid version constraint", "The version constraint %q of module %q (in its %q comment) is invalid: %s.", m[1], name, AnnotationPrefix, err)
+		return bad("Invalid version constraint", "%s", badConstraint(m[1], "module", name, fmt.Errorf("in its %q comment: %w", AnnotationPrefix, err)))
 	}
 	rem, ok := mc.Address.(address.Remote)
 	switch {

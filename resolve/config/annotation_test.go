@@ -197,3 +197,37 @@ module "doc" {
 		t.Errorf("%d warnings, want 6:\n%s", len(warnings), strings.Join(warnings, "\n"))
 	}
 }
+
+// TestConstraintSyntaxErrorInTofuWords checks that a malformed version
+// constraint is reported as OpenTofu reports it ("Invalid version
+// constraint", "This string does not use correct version constraint
+// syntax"), naming the string and what it constrains, for providers
+// (object and legacy string forms) and modules.
+func TestConstraintSyntaxErrorInTofuWords(t *testing.T) {
+	for name, src := range map[string]string{
+		"provider": `terraform {
+  required_providers {
+    aws = { source = "hashicorp/aws", version = "~> 1.0 2.0" }
+  }
+}
+`,
+		"legacy provider": `terraform {
+  required_providers {
+    aws = "~> 1.0 2.0"
+  }
+}
+`,
+		"module": `module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 1.0 2.0"
+}
+`,
+	} {
+		_, errs := readOne(t, src)
+		for _, want := range []string{"Invalid version constraint", `This string does not use correct version constraint syntax: "~> 1.0 2.0"`} {
+			if !strings.Contains(errs, want) {
+				t.Errorf("%s: errors %q; want %q", name, errs, want)
+			}
+		}
+	}
+}

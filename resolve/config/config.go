@@ -416,6 +416,13 @@ func (r *reader) file(file *hcl.File, override bool) {
 	r.strayAnnotations(file)
 }
 
+// badConstraint is the detail of the "Invalid version constraint" error:
+// OpenTofu's sentence, naming the string, then which provider or module
+// call it constrains and what is wrong with it.
+func badConstraint(s, kind, name string, err error) string {
+	return fmt.Sprintf("This string does not use correct version constraint syntax: %q, the version constraint of %s %q (%s).", s, kind, name, err)
+}
+
 func (r *reader) errorf(rng hcl.Range, summary, format string, args ...any) {
 	r.diags = append(r.diags, &hcl.Diagnostic{
 		Severity: hcl.DiagError,
@@ -534,7 +541,7 @@ func (r *reader) requiredProvider(attr *hcl.Attribute) (*ProviderEntry, hcl.Rang
 		}
 		c, err := versions.ParseConstraints(s)
 		if err != nil {
-			r.errorf(attr.Expr.Range(), "Invalid version constraint", "The version constraint %q of provider %q is invalid: %s.", s, name, err)
+			r.errorf(attr.Expr.Range(), "Invalid version constraint", "%s", badConstraint(s, "provider", name, err))
 			return nil, vr, false
 		}
 		e.Constraints = c
@@ -567,7 +574,7 @@ func (r *reader) requiredProvider(attr *hcl.Attribute) (*ProviderEntry, hcl.Rang
 			}
 			c, err := versions.ParseConstraints(s)
 			if err != nil {
-				r.errorf(p.Value.Range(), "Invalid version constraint", "The version constraint %q of provider %q is invalid: %s.", s, name, err)
+				r.errorf(p.Value.Range(), "Invalid version constraint", "%s", badConstraint(s, "provider", name, err))
 				ok = false
 				continue
 			}
@@ -661,7 +668,7 @@ func (r *reader) providerBlock(b *hcl.Block) {
 	}
 	vc, err := versions.ParseConstraints(s)
 	if err != nil {
-		r.errorf(a.Expr.Range(), "Invalid version constraint", "The version constraint %q of provider %q is invalid: %s.", s, name, err)
+		r.errorf(a.Expr.Range(), "Invalid version constraint", "%s", badConstraint(s, "provider", name, err))
 		return
 	}
 	r.diags = append(r.diags, &hcl.Diagnostic{
@@ -735,7 +742,7 @@ func (r *reader) moduleBlock(b *hcl.Block, override bool) {
 		if good {
 			vc, err := versions.ParseModuleConstraints(s)
 			if err != nil {
-				r.errorf(a.Expr.Range(), "Invalid version constraint", "The version constraint %q of module %q is invalid: %s.", s, name, err)
+				r.errorf(a.Expr.Range(), "Invalid version constraint", "%s", badConstraint(s, "module", name, err))
 				return
 			}
 			mc.Constraints, mc.HasVersion, mc.VersionRange = vc, true, a.Expr.Range()

@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -66,13 +65,16 @@ type LockProviderOptions struct {
 //
 // Errors are those of Init: a version the source does not list is a
 // [*resolve.NoMatchError] naming the versions available, a package that
-// does not match what its origin vouches for a [*ChecksumError].
+// does not match what its origin vouches for a [*ChecksumError]. An
+// option that cannot be used is an [*OptionError]: a malformed constraint
+// wraps the *[versions.ConstraintError], a version the constraints do not
+// allow is [ErrVersionNotAllowed].
 func LockProvider(ctx context.Context, opts LockProviderOptions) (*Result, error) {
 	if opts.Addr.IsZero() {
-		return nil, errors.New("install: LockProviderOptions.Addr is required")
+		return nil, &OptionError{Option: "LockProviderOptions.Addr", Msg: "a provider address is required"}
 	}
 	if opts.Version.IsZero() {
-		return nil, fmt.Errorf("install: LockProviderOptions.Version is required (provider %s)", opts.Addr.ForDisplay())
+		return nil, &OptionError{Option: "LockProviderOptions.Version", Msg: fmt.Sprintf("a version is required (provider %s)", opts.Addr.ForDisplay())}
 	}
 	prev := opts.Lock
 	if prev == nil {
@@ -86,10 +88,12 @@ func LockProvider(ctx context.Context, opts LockProviderOptions) (*Result, error
 	}
 	cons, err := versions.ParseConstraints(text)
 	if err != nil {
-		return nil, fmt.Errorf("install: provider %s: invalid version constraints %q: %w", opts.Addr.ForDisplay(), text, err)
+		return nil, &OptionError{Option: "LockProviderOptions.Constraints", Err: err,
+			Msg: fmt.Sprintf("This string does not use correct version constraint syntax: %q, the version constraints of provider %s (%v).", text, opts.Addr.ForDisplay(), err)}
 	}
 	if !cons.Allows(opts.Version) {
-		return nil, fmt.Errorf("install: provider %s: version %s does not satisfy the version constraints %q; give LockProviderOptions.Constraints the configuration's new constraints", opts.Addr.ForDisplay(), opts.Version, text)
+		return nil, &OptionError{Option: "LockProviderOptions.Version", Err: ErrVersionNotAllowed,
+			Msg: fmt.Sprintf("provider %s: version %s does not satisfy the version constraints %q; give LockProviderOptions.Constraints the configuration's new constraints", opts.Addr.ForDisplay(), opts.Version, text)}
 	}
 	exact, err := versions.ParseConstraints("= " + opts.Version.String())
 	if err != nil {
@@ -166,8 +170,9 @@ const lockModuleFile = "LockModuleOptions"
 // inside the fetched module are not followed: lock them with their own
 // LockModule calls, or run Init.
 //
-// An invalid call path, source address or version argument is a
-// [*ConfigError] whose diagnostics name "LockModuleOptions".
+// A source address or version argument the configuration reader refuses
+// is a [*ConfigError] whose diagnostics name "LockModuleOptions"; an
+// invalid call path or a local source is an [*OptionError].
 func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 	prev := opts.Lock
 	if prev == nil {
@@ -209,7 +214,7 @@ func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 func (r *run) moduleCall(opts LockModuleOptions) (*config.ModuleCall, *config.Module, error) {
 	for _, part := range strings.Split(opts.Call, ".") {
 		if !hclsyntax.ValidIdentifier(part) {
-			return nil, nil, fmt.Errorf("install: invalid module call path %q: each part must be a module name", opts.Call)
+			return nil, nil, &OptionError{Option: "LockModuleOptions.Call", Msg: fmt.Sprintf("invalid module call path %q: each part must be a module name", opts.Call)}
 		}
 	}
 	parent, name := "", opts.Call
@@ -227,7 +232,7 @@ func (r *run) moduleCall(opts LockModuleOptions) (*config.ModuleCall, *config.Mo
 		return nil, nil, &ConfigError{Dir: lockModuleFile, Diagnostics: diags}
 	}
 	if mod.Calls[0].Kind == resolve.ModuleSourceLocal {
-		return nil, nil, fmt.Errorf("install: module %q: %q is a local module source; local modules are not locked", opts.Call, opts.Address)
+		return nil, nil, &OptionError{Option: "LockModuleOptions.Address", Msg: fmt.Sprintf("module %q: %q is a local module source; local modules are not locked", opts.Call, opts.Address)}
 	}
 	remote := r.addTree(&tree{cfg: &config.Config{Modules: []*config.Module{mod}}})
 	return remote[0], mod, nil

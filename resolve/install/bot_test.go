@@ -140,14 +140,22 @@ func TestLockProviderErrors(t *testing.T) {
 	// The lock's constraints (~> 1.0.0) do not allow 1.1.0: the bot must
 	// say what the configuration now requires.
 	_, err = install.LockProvider(ctx, install.LockProviderOptions{Lock: prev, Addr: cloud, Version: versions.MustParse("1.1.0"), Source: w.Source})
-	if err == nil || !strings.Contains(err.Error(), `"~> 1.0.0"`) || !strings.Contains(err.Error(), "LockProviderOptions.Constraints") {
-		t.Errorf("constraints not allowing the version: err = %v", err)
+	var oe *install.OptionError
+	if !errors.As(err, &oe) || !errors.Is(err, install.ErrVersionNotAllowed) || !strings.Contains(err.Error(), `"~> 1.0.0"`) || !strings.Contains(err.Error(), "LockProviderOptions.Constraints") {
+		t.Errorf("constraints not allowing the version: err = %v, want an *OptionError matching ErrVersionNotAllowed", err)
 	}
-	if _, err := install.LockProvider(ctx, install.LockProviderOptions{Version: versions.MustParse("1.1.0"), Source: w.Source}); err == nil {
-		t.Error("no error without an address")
+	// A malformed constraint: typed, in OpenTofu's words, naming the string.
+	_, err = install.LockProvider(ctx, install.LockProviderOptions{Lock: prev, Addr: cloud, Version: versions.MustParse("1.1.0"), Constraints: "~> 1.0 2.0", Source: w.Source})
+	var ce *versions.ConstraintError
+	if !errors.As(err, &oe) || oe.Option != "LockProviderOptions.Constraints" || !errors.As(err, &ce) ||
+		!strings.Contains(err.Error(), `This string does not use correct version constraint syntax: "~> 1.0 2.0"`) {
+		t.Errorf("malformed constraint: err = %v, want an *OptionError wrapping a *versions.ConstraintError", err)
 	}
-	if _, err := install.LockProvider(ctx, install.LockProviderOptions{Addr: cloud, Source: w.Source}); err == nil {
-		t.Error("no error without a version")
+	if _, err := install.LockProvider(ctx, install.LockProviderOptions{Version: versions.MustParse("1.1.0"), Source: w.Source}); !errors.As(err, &oe) || oe.Option != "LockProviderOptions.Addr" {
+		t.Errorf("no address: err = %v, want an *OptionError", err)
+	}
+	if _, err := install.LockProvider(ctx, install.LockProviderOptions{Addr: cloud, Source: w.Source}); !errors.As(err, &oe) || oe.Option != "LockProviderOptions.Version" {
+		t.Errorf("no version: err = %v, want an *OptionError", err)
 	}
 }
 
@@ -217,13 +225,18 @@ func TestLockModuleErrors(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "LockModuleOptions") || !strings.Contains(err.Error(), "not a version") {
 		t.Errorf("bad version: err = %v, want a ConfigError naming LockModuleOptions", err)
 	}
+	var oe *install.OptionError
 	_, err = install.LockModule(ctx, install.LockModuleOptions{Call: "vpc", Address: "./modules/vpc", Source: w.Source})
-	if err == nil || !strings.Contains(err.Error(), "local module") {
-		t.Errorf("local source: err = %v", err)
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "local module") {
+		t.Errorf("local source: err = %v, want an *OptionError", err)
 	}
 	_, err = install.LockModule(ctx, install.LockModuleOptions{Call: "a..b", Address: "registry.example.test/acme/vpc/cloud", Source: w.Source})
-	if err == nil || !strings.Contains(err.Error(), `"a..b"`) {
-		t.Errorf("bad call path: err = %v", err)
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), `"a..b"`) {
+		t.Errorf("bad call path: err = %v, want an *OptionError", err)
+	}
+	_, err = install.LockModule(ctx, install.LockModuleOptions{Call: "vpc", Address: "registry.example.test/acme/vpc/cloud", Version: "~> 1.0 2.0", Source: w.Source})
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "This string does not use correct version constraint syntax") {
+		t.Errorf("malformed constraint: err = %v, want a *ConfigError in OpenTofu's words", err)
 	}
 	_, err = install.LockModule(ctx, install.LockModuleOptions{Call: "vpc", Address: "registry.example.test/acme/vpc/cloud", Version: "9.0.0", Source: w.Source, DefaultHost: installtest.RegistryHost})
 	var nm *resolve.NoMatchError

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"sync"
+	"time"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
@@ -51,9 +52,43 @@ type Dispatch struct {
 	// DefaultHost is the registry host of module addresses without one.
 	// Default [address.DefaultRegistryHost].
 	DefaultHost string
+	// Remember, when positive, makes the Dispatch remember the version
+	// lists and checksums it answers for that long
+	// ([source.MemoizeFor]), shared by every run given this Dispatch: a
+	// wrapper running many units asks each source once per package, and
+	// a long-lived process sees a new release at most Remember after it
+	// appears. Default 0: nothing is remembered beyond a run (each Init
+	// remembers its own listings). [NewSources] sets it. Set it before
+	// the first use.
+	Remember time.Duration
 
 	httpOnce    sync.Once
 	defaultHTTP source.Source
+	memoOnce    sync.Once
+	memo        source.Source // MemoizeFor(raw, Remember), when Remember > 0
+}
+
+// raw is the Dispatch without its memory: what the memo asks.
+type raw struct{ d *Dispatch }
+
+func (r raw) String() string { return r.d.String() }
+func (r raw) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	return r.d.versions(ctx, pkg)
+}
+func (r raw) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return r.d.Fetch(ctx, pkg, dir)
+}
+func (r raw) Checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
+	return r.d.checksums(ctx, pkg)
+}
+
+// remembered returns the memo when Remember asks for one, or nil.
+func (d *Dispatch) remembered() source.Source {
+	if d.Remember <= 0 {
+		return nil
+	}
+	d.memoOnce.Do(func() { d.memo = source.MemoizeFor(raw{d}, d.Remember) })
+	return d.memo
 }
 
 var (
@@ -116,6 +151,13 @@ func (d *Dispatch) httpSource() source.Source {
 
 // Versions implements [source.Lister].
 func (d *Dispatch) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	if m := d.remembered(); m != nil {
+		return m.Versions(ctx, pkg)
+	}
+	return d.versions(ctx, pkg)
+}
+
+func (d *Dispatch) versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
 	src, err := d.route(pkg)
 	if err != nil {
 		return nil, err
@@ -212,6 +254,13 @@ func locatedSubdir(f *source.Fetched, p source.ModulePackage, l source.ModuleLoc
 
 // Checksums implements [source.ChecksumReporter].
 func (d *Dispatch) Checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
+	if m := d.remembered(); m != nil {
+		return m.(source.ChecksumReporter).Checksums(ctx, pkg)
+	}
+	return d.checksums(ctx, pkg)
+}
+
+func (d *Dispatch) checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
 	src, err := d.route(pkg)
 	if err != nil {
 		return nil, err

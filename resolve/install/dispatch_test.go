@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/install"
@@ -121,4 +123,67 @@ func TestDispatchRoutesModuleLocations(t *testing.T) {
 			t.Errorf("a failed fetch left %s: %v", dir, err)
 		}
 	})
+}
+
+// listCounter counts the version listings and checksum requests a source
+// answers.
+type listCounter struct {
+	source.Source
+	lists, sums atomic.Int64
+}
+
+func (c *listCounter) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
+	c.lists.Add(1)
+	return c.Source.Versions(ctx, pkg)
+}
+
+func (c *listCounter) Checksums(ctx context.Context, pkg source.Package) ([]hash.Record, error) {
+	c.sums.Add(1)
+	if cr, ok := c.Source.(source.ChecksumReporter); ok {
+		return cr.Checksums(ctx, pkg)
+	}
+	return nil, nil
+}
+
+// TestDispatchRemember: several runs given one Dispatch with Remember list
+// each package once (the wrapper's units share listings without wrapping
+// the source themselves); without Remember each run lists for itself; the
+// Dispatch of NewSources remembers by default.
+func TestDispatchRemember(t *testing.T) {
+	for _, remember := range []time.Duration{0, time.Minute} {
+		counter := &listCounter{Source: staticFixtures()}
+		d := &install.Dispatch{Providers: counter, DefaultHost: host, Remember: remember}
+		c := openCache(t)
+		for range 3 {
+			if _, err := install.Init(context.Background(), install.Options{Dir: newConfig(t), Source: d, Cache: c}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		perRun := counter.lists.Load()
+		if remember > 0 {
+			if single := perRunLists(t); perRun != single {
+				t.Errorf("Remember %v: %d listings for three runs, want %d (one run's)", remember, perRun, single)
+			}
+		} else if perRun != 3*perRunLists(t) {
+			t.Errorf("no Remember: %d listings for three runs, want three runs' %d", perRun, 3*perRunLists(t))
+		}
+	}
+	srcs, diags := install.NewSources(context.Background(), install.SourcesOptions{Env: []string{}, Home: t.TempDir(), ConfigFiles: []string{}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if srcs.Source.Remember != install.DefaultRemember {
+		t.Errorf("NewSources: Remember %v, want %v", srcs.Source.Remember, install.DefaultRemember)
+	}
+}
+
+// perRunLists is how many listings one Init of newConfig asks for.
+func perRunLists(t *testing.T) int64 {
+	t.Helper()
+	counter := &listCounter{Source: staticFixtures()}
+	d := &install.Dispatch{Providers: counter, DefaultHost: host}
+	if _, err := install.Init(context.Background(), install.Options{Dir: newConfig(t), Source: d, Cache: openCache(t)}); err != nil {
+		t.Fatal(err)
+	}
+	return counter.lists.Load()
 }

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -122,7 +123,9 @@ func (e *ChecksumError) Unwrap() []error {
 }
 
 // LockChangedError is returned by Init in read-only mode ([Options.ReadOnly])
-// when the dependency selections would change. Nothing is installed.
+// when the dependency selections would change. Nothing is installed. A
+// constraint the locked version no longer meets is reported instead by a
+// [*resolve.LockedMismatchError], read-only or not.
 // Init returns it as it is (errors.As(err, &e) finds it); it wraps
 // nothing.
 type LockChangedError struct {
@@ -301,3 +304,27 @@ func (e *ModuleMismatchError) Error() string {
 
 // Unwrap returns the cause.
 func (e *ModuleMismatchError) Unwrap() error { return e.Err }
+
+// ErrVersionNotAllowed is matched (errors.Is) by the [*OptionError] of a
+// [LockProvider] call whose version its constraints do not allow.
+var ErrVersionNotAllowed = errors.New("the version constraints do not allow the version")
+
+// OptionError reports an option of [LockProvider] or [LockModule] that
+// cannot be used, found before anything is fetched: a required option
+// missing, a malformed version constraint (Err is then the
+// *[versions.ConstraintError]), a version the constraints do not allow
+// (Err is [ErrVersionNotAllowed]), an invalid module call path, a local
+// module source.
+type OptionError struct {
+	// Option names the option, such as "LockProviderOptions.Constraints".
+	Option string
+	// Msg says what is wrong, naming the provider or module call.
+	Msg string
+	// Err is the underlying error, or nil.
+	Err error
+}
+
+func (e *OptionError) Error() string { return "install: " + e.Option + ": " + e.Msg }
+
+// Unwrap returns Err.
+func (e *OptionError) Unwrap() error { return e.Err }

@@ -164,3 +164,39 @@ func TestInitFailureMidInstall(t *testing.T) {
 		t.Errorf("a failed install changed the directory:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestCacheEventsReachInitEvents: the package cache's hits reach
+// Options.Events of the run that caused them, with its unit, though the
+// shared cache was opened without a handler (one run, one event stream).
+func TestCacheEventsReachInitEvents(t *testing.T) {
+	shared, err := cache.Open(t.TempDir(), cache.Options{}) // no Events
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := newConfig(t)
+	initAndWrite(t, install.Options{Dir: first, Source: staticFixtures(), Cache: shared})
+
+	second := newConfig(t)
+	rec := &recorder{}
+	ctx := source.WithUnit(context.Background(), "unit-b")
+	if _, err := install.Init(ctx, install.Options{Dir: second, Source: staticFixtures(), Cache: shared, Events: rec}); err != nil {
+		t.Fatal(err)
+	}
+	ev := rec.take()
+	hits := 0
+	for _, e := range ev {
+		if e.Kind == source.EventCacheHit {
+			hits++
+			if e.Unit != "unit-b" {
+				t.Errorf("cache hit %+v: unit %q, want unit-b", e, e.Unit)
+			}
+		}
+	}
+	if hits == 0 {
+		t.Fatalf("no cache hit in the run's events (%v)", kinds(ev))
+	}
+	// Each package once: as many hits as packages verified.
+	if n := kinds(ev); n[source.EventCacheHit] != n[source.EventVerified] {
+		t.Errorf("%d cache hits for %d verified packages; want one each (%v)", n[source.EventCacheHit], n[source.EventVerified], n)
+	}
+}

@@ -75,7 +75,7 @@ func ExampleNewSources() {
 	fmt.Println("greet:", list[0].Version)
 	fmt.Println("dev overrides:", srcs.DevOverrides)
 	fmt.Println("plugin cache:", srcs.PluginCacheDir)
-	for _, w := range srcs.Warnings {
+	for _, w := range diags { // the warnings
 		fmt.Println("warning:", w.Summary)
 	}
 	// Output:

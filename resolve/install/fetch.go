@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
@@ -62,7 +63,9 @@ func (r *run) hashOnly(ctx context.Context, pkg source.Package, want []hash.Hash
 func (r *run) bring(ctx context.Context, through func(context.Context, source.Package, []hash.Hash, cache.FetchFunc) (cache.Entry, bool, error), pkg source.Package, call string, want []hash.Hash, signed []hash.Record) (cache.Entry, bool, string, []hash.Record, error) {
 	var got []hash.Hash
 	var origin []hash.Record
-	e, hit, err := through(ctx, pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
+	fetching := new(atomic.Bool)
+	e, hit, err := through(cacheEvents(ctx, r.s.Events, fetching), pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
+		fetching.Store(true)
 		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
 		f, err := r.s.Source.Fetch(ctx, pkg, dir)
 		if err != nil {
@@ -136,4 +139,26 @@ func signers(origin []hash.Record, have []hash.Hash) []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
+}
+
+// cacheEvents returns ctx with h attached (source.WithEvents) for the
+// package cache's hits and waits, so that a run's Events receive them,
+// with the run's unit, whatever handler the cache was opened with: one
+// run, one event stream. Events of other kinds, and those the source
+// sends while fetching (fetching is set then; a git source reports its
+// own clone cache), are left to the handlers configured for them.
+func cacheEvents(ctx context.Context, h source.Events, fetching *atomic.Bool) context.Context {
+	if h == nil {
+		return ctx
+	}
+	return source.WithEvents(ctx, source.EventsFunc(func(e source.Event) {
+		if isCacheEvent(e.Kind) && !fetching.Load() {
+			h.Event(e)
+		}
+	}))
+}
+
+// isCacheEvent reports the kinds of event [cacheEvents] forwards.
+func isCacheEvent(k source.EventKind) bool {
+	return k == source.EventCacheHit || k == source.EventCacheWait
 }

@@ -102,8 +102,10 @@ type Options struct {
 	Resolve resolve.Options
 	// Source lists and fetches every package: providers, registry modules
 	// and remote modules. A [*Dispatch] routes each kind to its own source.
-	// Wrap it in [source.Memoize] yourself only if it is shared by several
-	// runs; Init memoizes its listings for the run. Required.
+	// Init memoizes its listings for the run; a source shared by several
+	// runs shares them across runs when it remembers them: the Dispatch
+	// of [NewSources] does by default ([Dispatch.Remember]); wrap another
+	// in [source.MemoizeFor]. Required.
 	Source source.Source
 	// Cache is the package cache every fetch goes through; it may be shared
 	// by many configurations and processes. Default: a temporary cache
@@ -136,7 +138,10 @@ type Options struct {
 	// ReadOnly refuses to change the dependency selections (tofu's
 	// -lockfile=readonly): Init fails with a [*LockChangedError] if a
 	// version, constraint or pin would change, and only warns when hashes
-	// alone would be added. A lock file that records no module at all
+	// alone would be added. A constraint the locked version no longer
+	// meets is not a change Init could make: it fails, as without
+	// ReadOnly and as in OpenTofu, with a [*resolve.LockedMismatchError]
+	// (joined with any other such error; find it with errors.As). A lock file that records no module at all
 	// (written by tofu, say) has not adopted module locking: its module
 	// calls are installed as their constraints allow, with one
 	// [ModulesNotLockedWarning], and not locked; once the lock file has a
@@ -185,7 +190,11 @@ type Options struct {
 	// package is hashed as it is read (memory does not grow with its
 	// size).
 	DownloadConcurrency int
-	// Events receives progress reports. Default nil: discarded.
+	// Events receives progress reports. Default nil: discarded. It also
+	// receives the package cache's hits and waits this run causes, each
+	// with the run's unit ([source.WithUnit]), whatever handler the cache
+	// was opened with: a cache shared by many runs needs none for them
+	// (one that has the same handler gets those events twice).
 	Events source.Events
 	// Flavor is the tool whose lock files this run writes like: its
 	// header and its default registry host. Default [FlavorAuto]: the
@@ -373,7 +382,17 @@ func (o Options) normalize() (*settings, error) {
 		if err != nil {
 			return nil, fmt.Errorf("install: temporary cache: %w", err)
 		}
-		c, err := cache.Open(dir, cache.Options{Events: s.Events})
+		// The cache's hits and waits reach s.Events through the run's
+		// context (cacheEvents); its other events, directly.
+		var events source.Events
+		if h := s.Events; h != nil {
+			events = source.EventsFunc(func(e source.Event) {
+				if !isCacheEvent(e.Kind) {
+					h.Event(e)
+				}
+			})
+		}
+		c, err := cache.Open(dir, cache.Options{Events: events})
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, err

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
 	"github.com/tflock/tflock/lockfile"
+	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 )
 
@@ -126,5 +129,38 @@ func TestInitReadOnlyModulesNotAdopted(t *testing.T) {
 	var ie *install.InconsistentLockError
 	if !errors.As(err, &ie) || !slices.ContainsFunc(ie.Problems, func(p install.Problem) bool { return strings.Contains(p.Message, `module "vpc2"`) }) {
 		t.Fatalf("Check with an unlocked call: err = %v, want an inconsistency naming module vpc2", err)
+	}
+}
+
+// TestInitReadOnlyChangedConstraint checks the error types ReadOnly
+// documents for an edited constraint: one the locked version still meets
+// changes the lock and is refused with a *LockChangedError; one it no
+// longer meets is a *resolve.LockedMismatchError, as without ReadOnly (and
+// as OpenTofu reports it), and not a *LockChangedError.
+func TestInitReadOnlyChangedConstraint(t *testing.T) {
+	dir := newConfig(t)
+	c := openCache(t)
+	lock := initAndWrite(t, install.Options{Dir: dir, Source: staticFixtures(), Cache: c}).Lock
+	aws := lock.Provider(tfaddr.MustParseProviderSource(host + "/hashicorp/aws"))
+	if aws == nil {
+		t.Fatal("aws is not locked")
+	}
+	for _, tc := range []struct {
+		constraint string
+		mismatch   bool
+	}{
+		{">= 5.0", false},
+		{"~> 5.0, != " + aws.Version.String(), true},
+	} {
+		writeFiles(t, dir, map[string]string{"main.tf": strings.Replace(rootConfig, `version = "~> 5.0"`, `version = "`+tc.constraint+`"`, 1)})
+		_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: staticFixtures(), Cache: c, ReadOnly: true})
+		var lc *install.LockChangedError
+		var mm *resolve.LockedMismatchError
+		if got := errors.As(err, &mm); got != tc.mismatch {
+			t.Errorf("%q: err = %v; *resolve.LockedMismatchError %v, want %v", tc.constraint, err, got, tc.mismatch)
+		}
+		if got := errors.As(err, &lc); got == tc.mismatch {
+			t.Errorf("%q: err = %v; *install.LockChangedError %v, want %v", tc.constraint, err, got, !tc.mismatch)
+		}
 	}
 }

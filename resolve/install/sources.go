@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -24,6 +25,13 @@ import (
 // the process's environment, the user's home directory and git
 // configuration, the default HTTP clients.
 type SourcesOptions struct {
+	// Remember is how long [Sources.Source] remembers the version lists
+	// and checksums it answers ([Dispatch.Remember]), shared by every
+	// run given it: a wrapper that runs many units with one Sources lists
+	// each package once, and a long-lived process sees a new release at
+	// most Remember after it appears. Default [DefaultRemember];
+	// negative: nothing is remembered beyond a run.
+	Remember time.Duration
 	// Config is the CLI configuration, as [cliconfig.Load] returns it
 	// (with the TF_TOKEN_ variables it found). A host program that has
 	// parsed its CLI configuration itself hands it over here instead of
@@ -118,8 +126,15 @@ type Sources struct {
 	// Warnings are the warnings about the CLI configuration (a missing
 	// file, an unsupported credentials helper) and, while dev overrides
 	// are in effect, the warning tofu shows about them.
+	//
+	// Deprecated: NewSources returns these warnings in its diagnostics,
+	// with any errors; read them there. The field stays filled.
 	Warnings hcl.Diagnostics
 }
+
+// DefaultRemember is how long the sources [NewSources] builds remember
+// version lists and checksums by default ([SourcesOptions.Remember]).
+const DefaultRemember = 5 * time.Minute
 
 // NewSources builds, in one call, the sources tofu would use on this
 // machine, from the CLI configuration and the environment
@@ -138,9 +153,11 @@ type Sources struct {
 //     them, routed by one [Dispatch].
 //
 // Nothing is fetched: a missing registry or mirror shows when it is
-// asked. The diagnostics are those of the CLI configuration (its files'
-// errors with their file and line, an invalid mirror URL); with an error
-// among them the result is nil. Warnings are in [Sources.Warnings].
+// asked. The diagnostics are those of the CLI configuration: its files'
+// errors with their file and line, an invalid mirror URL (with an error
+// among them the result is nil), and the warnings (a missing file, an
+// unsupported credentials helper, dev overrides in effect), which
+// [Sources.Warnings] also holds.
 func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnostics) {
 	env := opts.Env
 	if env == nil {
@@ -227,7 +244,15 @@ func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnos
 		return o
 	}
 
+	remember := opts.Remember
+	switch {
+	case remember == 0:
+		remember = DefaultRemember
+	case remember < 0:
+		remember = 0
+	}
 	d := &Dispatch{
+		Remember: remember,
 		Registry: reg,
 		Git:      git.NewSource(gopts),
 		OCI:      oci.NewSource(ociOpts()),
@@ -236,7 +261,7 @@ func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnos
 	out := &Sources{Source: d, PluginCacheDir: cfg.PluginCacheDir, Config: cfg, Warnings: diags}
 	if opts.Providers != nil {
 		d.Providers = opts.Providers
-		return out, nil
+		return out, slices.Clone(out.Warnings)
 	}
 
 	wd := opts.WorkDir
@@ -282,7 +307,7 @@ func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnos
 		summary, detail, _ := strings.Cut(w, "\n\n")
 		out.Warnings = append(out.Warnings, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: detail})
 	}
-	return out, nil
+	return out, slices.Clone(out.Warnings)
 }
 
 // lookupEnv finds name in env ("NAME=VALUE"); the last entry wins, as

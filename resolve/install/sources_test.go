@@ -233,10 +233,13 @@ func TestNewSources(t *testing.T) {
 	if want := []tfaddr.Provider{tfaddr.MustParseProviderSource(devOverride)}; !slices.Equal(srcs.DevOverrides, want) {
 		t.Errorf("DevOverrides %v, want %v", srcs.DevOverrides, want)
 	}
-	if !slices.ContainsFunc(srcs.Warnings, func(d *hcl.Diagnostic) bool {
-		return strings.Contains(d.Summary, "development overrides") && strings.Contains(d.Detail, devOverride[len(frontHost)+1:])
+	if !slices.ContainsFunc(diags, func(d *hcl.Diagnostic) bool {
+		return d.Severity == hcl.DiagWarning && strings.Contains(d.Summary, "development overrides") && strings.Contains(d.Detail, devOverride[len(frontHost)+1:])
 	}) {
-		t.Errorf("Warnings %v lack the dev overrides warning", srcs.Warnings)
+		t.Errorf("diagnostics %v lack the dev overrides warning", diags)
+	}
+	if !slices.Equal(srcs.Warnings, diags) {
+		t.Errorf("Sources.Warnings %v, want the diagnostics' warnings %v", srcs.Warnings, diags)
 	}
 
 	for name, want := range map[string]string{
@@ -414,5 +417,21 @@ func TestNewSourcesHostConfig(t *testing.T) {
 	defer w.mu.Unlock()
 	if !slices.Contains(w.mirrorAuth, "Bearer "+mirrorToken) {
 		t.Errorf("the network mirror saw %q, not the host's token", w.mirrorAuth)
+	}
+}
+
+// TestNewSourcesMissingConfigWarns: a CLI configuration file that does not
+// exist is a warning among the diagnostics NewSources returns (it was only
+// in the separate Warnings field), and the sources are built.
+func TestNewSourcesMissingConfigWarns(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.tfrc")
+	srcs, diags := install.NewSources(context.Background(), install.SourcesOptions{ConfigFiles: []string{missing}, Env: []string{}, Home: t.TempDir()})
+	if diags.HasErrors() || srcs == nil {
+		t.Fatalf("NewSources = %v, %v; want sources and no error", srcs, diags)
+	}
+	if !slices.ContainsFunc(diags, func(d *hcl.Diagnostic) bool {
+		return d.Severity == hcl.DiagWarning && strings.Contains(d.Summary+d.Detail, "missing.tfrc")
+	}) {
+		t.Errorf("diagnostics %v: want a warning naming missing.tfrc", diags)
 	}
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/tflock/tflock/source/mirror"
 )
 
-// bombFiles are 12 MiB of zeros, a few kilobytes zipped.
+// bombFiles are 3 MiB of zeros, a few kilobytes zipped (above the 1 MiB
+// limit the tests set; small enough to make quickly under -race).
 func bombFiles() map[string]string {
 	files := map[string]string{}
 	for i := range 12 {
-		files[fmt.Sprintf("zeros%02d", i)] = strings.Repeat("\x00", 1<<20)
+		files[fmt.Sprintf("zeros%02d", i)] = strings.Repeat("\x00", 256<<10)
 	}
 	return files
 }
@@ -32,7 +33,7 @@ func TestNetworkArchiveLimits(t *testing.T) {
 	// The address the shared mirror fixture serves.
 	pkg := ppkg("registry.opentofu.org/hashicorp/null", "2.0.0", "linux_amd64")
 	for what, limits := range map[string]source.Limits{
-		"declared sizes": {MaxBytes: 4 << 20},
+		"declared sizes": {MaxBytes: 1 << 20},
 		"download size":  {MaxBytes: 1000},
 	} {
 		n, err := mirror.NewNetwork(mirror.NetworkOptions{URL: s.URL + "/mirror", Client: s.Client(), Limits: limits})
@@ -70,7 +71,7 @@ func TestFilesystemArchiveLimits(t *testing.T) {
 	}
 	pkg := ppkg("registry.example.test/hashicorp/null", "2.1.0", "linux_amd64")
 	m := mirror.NewFilesystem(root)
-	m.Limits = source.Limits{MaxBytes: 4 << 20}
+	m.Limits = source.Limits{MaxBytes: 1 << 20}
 	out := t.TempDir()
 	_, err := m.Fetch(context.Background(), pkg, filepath.Join(out, "p"))
 	if !errors.Is(err, source.ErrTooLarge) {

@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	kflate "github.com/klauspost/compress/flate"
+
+	"github.com/tflock/tflock/internal/longtest"
 )
 
 // The reference is compress/flate: every stream is decoded by it, by
@@ -214,7 +218,7 @@ func TestStdlibTestdata(t *testing.T) {
 		t.Fatal(files, err)
 	}
 	streams := 0
-	for _, f := range files {
+	for i, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -234,8 +238,12 @@ func TestStdlibTestdata(t *testing.T) {
 			}
 			streams++
 		}
-		for _, level := range []int{stdflate.HuffmanOnly, 1, 6, 9} {
-			check(t, fmt.Sprintf("%s@%d", filepath.Base(f), level), compressStd(t, data, level))
+		// Compressed at every level with TFLOCK_LONG_TESTS=1; by
+		// default at one, a different one for each file in turn.
+		for k, level := range []int{stdflate.HuffmanOnly, 1, 6, 9} {
+			if longtest.Enabled() || k == i%4 {
+				check(t, fmt.Sprintf("%s@%d", filepath.Base(f), level), compressStd(t, data, level))
+			}
 		}
 	}
 	if streams < 20 {
@@ -265,11 +273,20 @@ func compressK(t testing.TB, data []byte, level int) []byte {
 	return buf.Bytes()
 }
 
+// TestWritersEveryLevel checks the streams of both writers at every
+// level on every input. By default it checks a sample of the pairs of an
+// input and a level in which every input and every level appear; with
+// TFLOCK_LONG_TESTS=1, all of them.
 func TestWritersEveryLevel(t *testing.T) {
-	for name, in := range testInputs(t) {
+	inputs := testInputs(t)
+	for j, name := range slices.Sorted(maps.Keys(inputs)) {
+		in := inputs[name]
 		for level := -2; level <= 9; level++ {
 			if level == -1 {
 				continue // the default, 6
+			}
+			if !longtest.Enabled() && (level+j)%6 != 0 {
+				continue
 			}
 			check(t, fmt.Sprintf("%s std@%d", name, level), compressStd(t, in, level))
 			check(t, fmt.Sprintf("%s klauspost@%d", name, level), compressK(t, in, level))
@@ -632,7 +649,9 @@ func TestSingleCodeTrees(t *testing.T) {
 
 // TestBitFlipsAndTruncations checks the verdict on every truncation of
 // several streams and on bit flips (every bit of the first 400 bytes and the
-// last 16).
+// last 16). By default it checks a sample: the truncations and flipped
+// bytes near each end, and an evenly spread sample of the others; with
+// TFLOCK_LONG_TESTS=1, all of them.
 func TestBitFlipsAndTruncations(t *testing.T) {
 	litLens := lengthsFor(ones(286), 15)
 	distLens := make([]uint8, 30)
@@ -653,11 +672,19 @@ func TestBitFlipsAndTruncations(t *testing.T) {
 	for name, s := range streams {
 		// Every truncation.
 		for n := range len(s) {
-			checkMode(t, fmt.Sprintf("%s cut at %d", name, n), s[:n], true)
+			if longtest.Keep(n, len(s), 32, 80) {
+				checkMode(t, fmt.Sprintf("%s cut at %d", name, n), s[:n], true)
+			}
 		}
 		// Every bit flip of the first 400 bytes, and of the last 16.
+		var flipped []int
 		for i := range len(s) {
-			if i >= 400 && i < len(s)-16 {
+			if i < 400 || i >= len(s)-16 {
+				flipped = append(flipped, i)
+			}
+		}
+		for k, i := range flipped {
+			if !longtest.Keep(k, len(flipped), 8, 24) {
 				continue
 			}
 			for bit := range 8 {

@@ -140,9 +140,11 @@ resource "cloud_network" "this" {}
 }
 
 // Start starts a World. Close it when done.
-func Start(ctx context.Context, opts Options) (w *World, err error) {
-	w = &World{}
+func Start(ctx context.Context, opts Options) (_ *World, err error) {
+	w := &World{}
 	defer func() {
+		// The returns below give nil on an error: close what was started
+		// through w, not through the result.
 		if err != nil {
 			w.Close()
 		}

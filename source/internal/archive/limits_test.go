@@ -139,17 +139,17 @@ func wantTooLarge(t *testing.T, err error) {
 // TestZipBombRefusedBeforeWriting: the central directory declares more
 // bytes than the limit, so nothing at all is written.
 func TestZipBombRefusedBeforeWriting(t *testing.T) {
-	data := zipBomb(t, 12, 1<<20) // 12 MiB declared, about 12 KiB compressed
+	data := zipBomb(t, 12, 256<<10) // 3 MiB declared, a few KiB compressed
 	dir := t.TempDir()
-	err := extract("zip", data, dir, Options{Limits: source.Limits{MaxBytes: 4 << 20}})
+	err := extract("zip", data, dir, Options{Limits: source.Limits{MaxBytes: 1 << 20}})
 	wantTooLarge(t, err)
-	if !strings.Contains(err.Error(), "declares more than 4194304 bytes") {
+	if !strings.Contains(err.Error(), "declares more than 1048576 bytes") {
 		t.Errorf("error %q does not say what the archive declares", err)
 	}
 	if n, b := treeSize(t, dir); n != 0 || b != 0 {
 		t.Errorf("refused zip bomb left %d entries, %d bytes", n, b)
 	}
-	if err := extract("zip", data, t.TempDir(), Options{Limits: source.Limits{MaxBytes: 12 << 20}}); err != nil {
+	if err := extract("zip", data, t.TempDir(), Options{Limits: source.Limits{MaxBytes: 3 << 20}}); err != nil {
 		t.Errorf("the same archive within the limit: %v", err)
 	}
 }
@@ -201,12 +201,13 @@ func notADir(t *testing.T) string {
 	return p
 }
 
-// TestTarGzEntryLimit: a tar.gz of 200,000 entries is refused at the entry
-// limit. Read from a file, it is refused before anything is written; read
+// TestTarGzEntryLimit: a tar.gz of 1,000 entries is refused at a limit of
+// 100. Read from a file, it is refused before anything is written; read
 // from a stream, at the first entry past the limit, and what was written
-// before is removed.
+// before is removed. (The default limit, with the large archive:
+// TestTarGzEntryLimitDefault.)
 func TestTarGzEntryLimit(t *testing.T) {
-	data := entries200k(t)
+	data := manyEntries(t, 1000)
 	lim := Options{Limits: source.Limits{MaxEntries: 100}}
 	err := ExtractTarGz(context.Background(), bytes.NewReader(data), notADir(t), lim)
 	wantTooLarge(t, err)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"time"
 
 	kflate "github.com/klauspost/compress/flate"
@@ -49,19 +50,52 @@ func binaryExecutable(addr, version, platform string, size int) []byte {
 	return b[:max(size, len(head))]
 }
 
+// zips holds the archives makeZip made, by the digest of their files: the
+// tests start many servers with the same fixtures, and compressing a
+// package of megabytes takes seconds under -race.
+var zips sync.Map // [sha256.Size]byte -> []byte
+
+// makeZip returns the zip of files, made once per process for the same
+// files (the result is shared: callers must not change it).
 func makeZip(files []file) ([]byte, error) {
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%q %o %d\n", f.name, f.mode, len(f.data))
+		h.Write(f.data)
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	if z, ok := zips.Load(key); ok {
+		return z.([]byte), nil
+	}
+	z, err := buildZip(files)
+	if err != nil {
+		return nil, err
+	}
+	zips.Store(key, z)
+	return z, nil
+}
+
+func buildZip(files []file) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	total := 0
 	for _, f := range files {
 		total += len(f.data)
 	}
-	if total > 64<<20 {
+	switch {
+	case total > 64<<20:
 		// Benchmark-sized packages: klauspost's compressor at the same
 		// level is several times faster than the standard library's, so
 		// the server starts in seconds. Smaller packages keep the
 		// standard library's bytes, which tests' expected hashes follow.
 		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return kflate.NewWriter(w, kflate.DefaultCompression) })
+	case total > 8<<20:
+		// Large test packages (a download killed half-way, a streamed
+		// provider), whose hashes no test writes down: the fastest
+		// level, as the standard library's default takes half a minute
+		// for them under -race.
+		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return kflate.NewWriter(w, kflate.BestSpeed) })
 	}
 	for _, f := range files {
 		h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: epoch}

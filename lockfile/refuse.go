@@ -1,0 +1,103 @@
+package lockfile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/tflock/tflock/hash"
+)
+
+// LockError reports a lock that a setter of [File] ([File.SetProvider],
+// [File.SetModule], [File.AddProviderHashes], [File.AddModuleHashes])
+// refused because [Parse] would refuse the file the writers make of it:
+// a malformed hash, version, constraint, address, call path, commit,
+// digest, ref or tag. The file is left unchanged, so that [File.Bytes],
+// [WriteFile] and [Patch] never write what the parser refuses.
+type LockError struct {
+	// Lock names the refused lock: the provider address or the module
+	// call path.
+	Lock string
+	// Diagnostics say why, in the parser's words, without a source range.
+	Diagnostics hcl.Diagnostics
+}
+
+// Error returns the first reason.
+func (e *LockError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lockfile: refusing the lock of %s", e.Lock)
+	for _, d := range e.Diagnostics {
+		if d.Severity == hcl.DiagError {
+			fmt.Fprintf(&b, ": %s", d.Summary)
+			if d.Detail != "" {
+				fmt.Fprintf(&b, "; %s", d.Detail)
+			}
+			break
+		}
+	}
+	return b.String()
+}
+
+// checkLock returns a *LockError when the parser would refuse the file the
+// writers make of a lock, or nil. The parser is the one judge: put puts
+// the lock into an empty file, which is written and parsed back. For the
+// strict parse put leaves out the lock's kept unknown items and the kept
+// hashes (those a lenient parse kept, already in the file): every other
+// value is held to the strict parse; the whole lock then to the lenient
+// one, which judges the kept items.
+func checkLock(name string, put func(f *File, strict bool)) error {
+	var diags hcl.Diagnostics
+	for _, strict := range []bool{true, false} {
+		f := New()
+		put(f, strict)
+		if _, err := (ParseOptions{Lenient: !strict}).Parse(f.Bytes(), name); err != nil {
+			diags = err.(*ParseError).Diagnostics
+			break
+		}
+	}
+	var errs hcl.Diagnostics
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			c := *d
+			c.Subject, c.Context, c.Expression, c.EvalContext = nil, nil, nil, nil
+			errs = append(errs, &c)
+		}
+	}
+	if errs == nil {
+		return nil
+	}
+	return &LockError{Lock: name, Diagnostics: errs}
+}
+
+// without returns hs without the hashes in kept.
+func without(hs, kept []hash.Hash) []hash.Hash {
+	return slices.DeleteFunc(slices.Clone(hs), func(h hash.Hash) bool { return slices.Contains(kept, h) })
+}
+
+// checkProvider checks lock as [File.SetProvider] would store it; kept are
+// the hashes already locked for its provider.
+func checkProvider(lock *ProviderLock, kept []hash.Hash) error {
+	return checkLock(lock.Addr.String(), func(f *File, strict bool) {
+		c := lock.clone()
+		if strict {
+			c.Hashes, c.Unknown = without(c.Hashes, kept), nil
+		}
+		c.Hashes = normalizeHashes(c.Hashes)
+		f.providers[c.Addr] = c
+	})
+}
+
+// checkModule checks lock as [File.SetModule] would store it; kept are
+// the hashes already locked for its call.
+func checkModule(lock *ModuleLock, kept []hash.Hash) error {
+	return checkLock(lock.Path, func(f *File, strict bool) {
+		c := lock.clone()
+		if strict {
+			c.Hashes, c.Unknown = without(c.Hashes, kept), nil
+		}
+		c.Hashes = normalizeHashes(c.Hashes)
+		f.modules[c.Path] = c
+	})
+}
