@@ -146,7 +146,10 @@ func (s *Selection) Update(f *lockfile.File) (providers map[tfaddr.Provider]bool
 			}
 		}
 		pl.Addr, pl.Version, pl.Constraints = p.Addr, p.Version, p.Constraints.String()
-		f.SetProvider(&pl)
+		// Every value is the solver's (a parsed address, a version, the
+		// canonical constraint string) or f's own entry's, which the
+		// setter takes as it was read: it has nothing to refuse.
+		_ = f.SetProvider(&pl)
 	}
 	modules = map[string]bool{}
 	for _, m := range s.Modules {
@@ -161,7 +164,8 @@ func (s *Selection) Update(f *lockfile.File) (providers map[tfaddr.Provider]bool
 		ml.Path, ml.Source, ml.Version, ml.Constraints = m.Call, m.LockSource, m.Package.Version, m.Constraints.String()
 		w := WrittenPin(m.Package)
 		ml.Ref, ml.Tag = w.Ref, w.Tag
-		f.SetModule(&ml)
+		// As for providers: the solver's values or f's own entry's.
+		_ = f.SetModule(&ml)
 	}
 	return providers, modules
 }

@@ -115,7 +115,12 @@ func (r *run) adoptInstalled(calls []*config.ModuleCall) {
 		if r.locked == r.prev {
 			r.locked = r.prev.Clone()
 		}
-		r.locked.SetModule(ml)
+		if err := r.locked.SetModule(ml); err != nil {
+			// What tofu's install left cannot be a lock entry: the call
+			// is resolved as a new one.
+			r.warnf("module %q: the installed module is not re-recorded: %v", mc.Path, err)
+			continue
+		}
 		if r.adopted == nil {
 			r.adopted = map[string]bool{}
 		}
@@ -214,7 +219,10 @@ func (r *run) bindSourceLocks(calls []*config.ModuleCall) {
 	}
 	for _, path := range r.prev.BindModules(lcs) {
 		if r.locked != r.prev {
-			r.locked.SetModule(r.prev.Module(path))
+			// r.prev's own entry, bound to its call: valid as it was read.
+			if err := r.locked.SetModule(r.prev.Module(path)); err != nil {
+				r.warnf("module %q: the lock file's entry is not bound to the call: %v", path, err)
+			}
 		}
 	}
 }

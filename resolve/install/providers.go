@@ -183,7 +183,9 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		return nil, err
 	}
 	for addr, hs := range add {
-		next.AddProviderHashes(addr, lockable(hs)...)
+		if _, err := next.AddProviderHashes(addr, lockable(hs)...); err != nil {
+			return nil, fmt.Errorf("provider %s: recording its hashes: %w", addr.ForDisplay(), err)
+		}
 	}
 	slices.SortFunc(fetched, func(a, b providerFetch) int { return strings.Compare(a.pkg.String(), b.pkg.String()) })
 	out := make([]ProviderResult, 0, len(fetched))

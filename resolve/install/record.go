@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
@@ -22,7 +23,9 @@ func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply f
 	next := r.prev.Clone()
 	next.SetHeader(r.s.Header)
 	apply(next)
-	r.recordModules(ctx, sel, next)
+	if err := r.recordModules(ctx, sel, next); err != nil {
+		return nil, nil, err
+	}
 	provs, err := r.fetchProviders(ctx, sel, next)
 	if err != nil {
 		return nil, nil, err
@@ -61,7 +64,11 @@ func changedPackage(c lockfile.Change, prev, next *lockfile.File) source.Package
 // lock file. A module whose lock entry did not bind the fetch (a new or
 // changed requirement, an upgraded branch) gets exactly what was fetched:
 // its h1: and its commit or digest, replacing what the entry held.
-func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) {
+//
+// A hash the lock file could not hold (the setter refuses what the parser
+// would) is an error naming the call, never a lock entry silently left
+// without it.
+func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) error {
 	for _, pick := range sel.Modules {
 		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Brief()})
 		mf := r.fetched[pick.Call]
@@ -76,7 +83,9 @@ func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *l
 		// (for a bound fetch from the cache, the one the lock binds; from
 		// the origin, its answer, a change when it names another).
 		ml.Subdir = mf.loc
-		next.AddModuleHashes(pick.Call, mf.entry.H1)
+		if _, err := next.AddModuleHashes(pick.Call, mf.entry.H1); err != nil {
+			return fmt.Errorf("module %q: recording its hash: %w", pick.Call, err)
+		}
 		if mf.entry.Pin == "" {
 			continue
 		}
@@ -89,6 +98,7 @@ func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *l
 			}
 		}
 	}
+	return nil
 }
 
 // recordsOrigin is the lock file's rule for a provider hash its origin
