@@ -1,6 +1,7 @@
 package hash
 
 import (
+	"archive/zip"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -17,8 +18,8 @@ type zipEntry struct {
 	usize   int64
 	method  uint16
 	crc     uint32
-	mode    fs.FileMode // permission bits and type, when recorded (Unix creator)
-	isDir   bool        // name ends in "/"
+	mode    fs.FileMode // type and permission bits, as archive/zip's FileHeader.Mode reads them
+	isDir   bool        // a directory: the name ends in "/", or the attributes say so
 	desc    bool        // a data descriptor follows the compressed data
 	skipped bool        // left out of the hash (directory, or VCS metadata in module mode)
 	slot    int         // index of the result, for files that count
@@ -171,42 +172,37 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 				field = field[8:]
 			}
 		}
-		if madeBy>>8 == 3 { // Unix
-			m := attrs >> 16
-			e.mode = fs.FileMode(m & 0o777)
-			switch m & 0o170000 {
-			case 0o120000:
-				e.mode |= fs.ModeSymlink
-			case 0o040000:
-				e.mode |= fs.ModeDir
-			case 0o100000, 0:
-			default:
-				e.mode |= fs.ModeIrregular
-			}
-		}
-		e.isDir = strings.HasSuffix(e.name, "/")
+		// The type and permission bits as archive/zip reads them (and so
+		// OpenTofu, which extracts with it): Unix modes for the Unix and
+		// Mac OS X creators, MS-DOS attributes for FAT, NTFS and VFAT, and a
+		// directory for a name ending in "/" whatever the creator. One rule,
+		// so that the tree installed here is the tree archive/zip installs.
+		e.mode = (&zip.FileHeader{Name: e.name, CreatorVersion: madeBy, ExternalAttrs: attrs}).Mode()
+		e.isDir = e.mode.IsDir()
 		e.desc = flags&8 != 0
 		if err := checkName(strings.TrimSuffix(e.name, "/")); err != nil {
 			return nil, &PackageError{Entry: e.name, Err: err}
 		}
 		switch {
+		case e.isDir:
+			// A directory's data, if any, is never read (as archive/zip's
+			// users do not open a directory): it is installed empty and
+			// left out of the h1:, its bytes counted in the zh: only.
 		case flags&1 != 0:
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: encrypted entry", ErrUnsupported)}
 		case e.method != 0 && e.method != 8:
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: compression method %d", ErrUnsupported, e.method)}
 		case e.mode&fs.ModeSymlink != 0:
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: symbolic link", ErrUnsupported)}
-		case e.mode&fs.ModeIrregular != 0 || (e.mode&fs.ModeDir != 0) != e.isDir && e.mode.Type() != 0:
-			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: file type %o", ErrUnsupported, attrs>>16)}
-		case e.isDir && e.usize != 0:
-			return nil, &PackageError{Entry: e.name, Err: formatErr("directory entry with contents")}
+		case e.mode.Type() != 0:
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: file type %v", ErrUnsupported, e.mode.Type())}
 		case e.method == 0 && e.csize != e.usize:
 			return nil, &PackageError{Entry: e.name, Err: formatErr("stored entry with compressed size %d and size %d", e.csize, e.usize)}
-		case e.offset > size || e.csize > size-e.offset:
-			return nil, &PackageError{Entry: e.name, Err: formatErr("entry extends past the end of the archive (truncated?)")}
-		}
-		if e.usize > ratioFloor && e.usize/max(e.csize, 1) > o.maxRatio() {
+		case e.usize > ratioFloor && e.usize/max(e.csize, 1) > o.maxRatio():
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: compression ratio %d:1 above %d:1", ErrLimit, e.usize/max(e.csize, 1), o.maxRatio())}
+		}
+		if e.offset > size || e.csize > size-e.offset {
+			return nil, &PackageError{Entry: e.name, Err: formatErr("entry extends past the end of the archive (truncated?)")}
 		}
 		total += e.usize
 		if total > o.maxSize() || total < 0 {
