@@ -11,9 +11,9 @@ import (
 // where it applies, the entry.
 var (
 	// ErrUnsafePath reports an archive entry name that could escape the
-	// extraction directory or is not a clean relative slash-separated path
-	// (absolute, "..", ".", empty elements, backslashes, drive letters,
-	// control characters).
+	// extraction directory or cannot be a file's name everywhere (absolute,
+	// "..", backslashes, drive letters, control characters): the refusals
+	// of [CleanName], the one name rule of every extractor.
 	ErrUnsafePath = errors.New("unsafe path")
 	// ErrDuplicate reports two entries with the same name, or a name used both
 	// as a file and as a directory.

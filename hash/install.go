@@ -59,7 +59,7 @@ func (o Options) InstallReader(ctx context.Context, name string, r io.ReaderAt, 
 		}
 	}()
 	out := func(e *zipEntry) (io.WriteCloser, error) {
-		p := filepath.Join(tmp, filepath.FromSlash(e.name))
+		p := filepath.Join(tmp, filepath.FromSlash(e.path))
 		if e.isDir {
 			return nil, os.MkdirAll(p, 0o755)
 		}

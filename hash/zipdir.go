@@ -7,12 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"slices"
-	"strings"
 )
 
 // zipEntry is one central-directory record, validated.
 type zipEntry struct {
-	name    string
+	name    string // as the archive spells it
+	path    string // the name cleaned by CleanName: the file's name in the tree and the h1; "" for the root
 	offset  int64 // of the local file header
 	csize   int64
 	usize   int64
@@ -180,8 +180,12 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 		e.mode = (&zip.FileHeader{Name: e.name, CreatorVersion: madeBy, ExternalAttrs: attrs}).Mode()
 		e.isDir = e.mode.IsDir()
 		e.desc = flags&8 != 0
-		if err := checkName(strings.TrimSuffix(e.name, "/")); err != nil {
+		var err error
+		if e.path, err = CleanName(e.name); err != nil {
 			return nil, &PackageError{Entry: e.name, Err: err}
+		}
+		if e.path == "" && !e.isDir {
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: a file named as the package root", ErrUnsafePath)}
 		}
 		switch {
 		case e.isDir:
@@ -208,7 +212,7 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 		if total > o.maxSize() || total < 0 {
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: total uncompressed size above %d bytes", ErrLimit, o.maxSize())}
 		}
-		e.skipped = e.isDir || o.Module && IsVCSMetadata(e.name)
+		e.skipped = e.isDir || o.Module && IsVCSMetadata(e.path)
 		entries = append(entries, e)
 	}
 	// A central directory record right after the declared ones: the
@@ -220,10 +224,13 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 			return nil, formatErr("central directory holds more records than the %d declared", count)
 		}
 	}
-	// Names: no duplicates, no name both a file and a directory.
+	// Names: no duplicates, no name both a file and a directory (the
+	// root, which the destination is, aside).
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.name, "/"))
+		if e.path != "" {
+			names = append(names, e.path)
+		}
 	}
 	slices.Sort(names)
 	for i := 1; i < len(names); i++ {
@@ -235,12 +242,12 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 	files := make(map[string]bool)
 	for _, e := range entries {
 		if !e.isDir {
-			files[e.name] = true
+			files[e.path] = true
 		}
 	}
 	for _, e := range entries {
-		n := e.name
-		for i := len(n) - 2; i > 0; i-- {
+		n := e.path
+		for i := len(n) - 1; i > 0; i-- {
 			if n[i] == '/' && files[n[:i]] {
 				return nil, &PackageError{Entry: n[:i], Err: fmt.Errorf("%w: used as a file and as a directory", ErrDuplicate)}
 			}

@@ -136,27 +136,14 @@ func FormatOf(name string) Format {
 }
 
 // CleanName validates an entry name and returns it as a clean
-// slash-separated path relative to the root, or "" for the root itself. The
-// error wraps [ErrUnsafe].
+// slash-separated path relative to the root, or "" for the root itself, by
+// [hash.CleanName], the one name rule of both extractors. The error wraps
+// [ErrUnsafe] and [hash.ErrUnsafePath].
 func CleanName(name string) (string, error) {
-	switch {
-	case name == "":
-		return "", unsafeErr(name, "empty name")
-	case strings.ContainsRune(name, 0):
-		return "", unsafeErr(name, "the name contains a NUL byte")
-	case strings.Contains(name, `\`):
-		return "", unsafeErr(name, "the name contains a backslash")
-	case strings.HasPrefix(name, "/") || filepath.IsAbs(name) || (len(name) >= 2 && name[1] == ':'):
-		return "", unsafeErr(name, "absolute path")
-	}
-	for _, el := range strings.Split(name, "/") {
-		if el == ".." {
-			return "", unsafeErr(name, "the path leaves the destination directory")
-		}
-	}
-	c := path.Clean(name)
-	if c == "." {
-		return "", nil
+	c, err := hash.CleanName(name)
+	if err != nil {
+		reason := strings.TrimPrefix(err.Error(), hash.ErrUnsafePath.Error()+": ")
+		return "", &Error{Entry: name, Err: fmt.Errorf("%w: %w", ErrUnsafe, err), reason: reason}
 	}
 	return c, nil
 }

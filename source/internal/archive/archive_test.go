@@ -234,6 +234,8 @@ func TestCleanName(t *testing.T) {
 		"C:/x":          "!",
 		"":              "!",
 		"nul\x00byte":   "!",
+		"new\nline":     "!",
+		"bell\a":        "!",
 		"..hidden/file": "..hidden/file",
 	}
 	for in, want := range tests {

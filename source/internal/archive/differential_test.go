@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tflock/tflock/hash"
@@ -34,13 +36,20 @@ const (
 )
 
 // rawZip writes the entries, deflated, with exactly their creator and
-// attributes (zip.Writer.CreateRaw keeps both, and does not refuse data
-// under a name ending in "/").
+// attributes (zip.Writer.CreateRaw keeps both). archive/zip writes no data
+// under a name ending in "/": such an entry is written under the name with
+// its last byte 0x7f, patched afterwards.
 func rawZip(t testing.TB, entries []rawEntry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
+	var patches [][2]string
 	for _, e := range entries {
+		if strings.HasSuffix(e.name, "/") {
+			p := e.name[:len(e.name)-1] + "\x7f"
+			patches = append(patches, [2]string{p, e.name})
+			e.name = p
+		}
 		// Deflate the body through a throw-away archive, then copy its
 		// compressed bytes: CreateRaw takes them as they are.
 		var tmp bytes.Buffer
@@ -49,8 +58,12 @@ func rawZip(t testing.TB, entries []rawEntry) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.Write([]byte(e.body))
-		tw.Close()
+		if _, err := w.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.Close(); err != nil {
+			t.Fatal(err)
+		}
 		zr, err := zip.NewReader(bytes.NewReader(tmp.Bytes()), int64(tmp.Len()))
 		if err != nil {
 			t.Fatal(err)
@@ -69,14 +82,18 @@ func rawZip(t testing.TB, entries []rawEntry) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var raw bytes.Buffer
-		raw.ReadFrom(rc)
-		rw.Write(raw.Bytes())
+		if _, err := io.Copy(rw, rc); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	data := buf.Bytes()
+	for _, p := range patches {
+		data = bytes.ReplaceAll(data, []byte(p[0]), []byte(p[1]))
+	}
+	return data
 }
 
 // node is what a tree holds at one path: its type and permission bits,
@@ -179,6 +196,15 @@ func TestOnePassReaderInstallsTheExtractorsTree(t *testing.T) {
 				{name: "tool", body: "bin/tool", creator: creatorUnix, attrs: link},
 			},
 			want: map[string]node{"bin": {mode: fs.ModeDir | 0o755}, "bin/tool": {mode: 0o755, data: "t"}, "tool": {mode: fs.ModeSymlink, data: "bin/tool"}},
+		},
+		// One name rule: "." and empty elements are cleaned away by both.
+		"unclean names": {
+			entries: []rawEntry{
+				{name: "./", creator: creatorUnix, attrs: 0o040755 << 16},
+				{name: "./main.tf", body: "m", creator: creatorUnix, attrs: file},
+				{name: "modules//a/./b.tf", body: "b", creator: creatorUnix, attrs: file},
+			},
+			want: map[string]node{"main.tf": {mode: 0o644, data: "m"}, "modules": {mode: fs.ModeDir | 0o755}, "modules/a": {mode: fs.ModeDir | 0o755}, "modules/a/b.tf": {mode: 0o644, data: "b"}},
 		},
 		// MS-DOS attributes carry no executable bit.
 		"ntfs file": {
