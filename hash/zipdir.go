@@ -13,7 +13,7 @@ import (
 type zipEntry struct {
 	name    string // as the archive spells it
 	path    string // the name cleaned by CleanName: the file's name in the tree and the h1; "" for the root
-	offset  int64 // of the local file header
+	offset  int64  // of the local file header
 	csize   int64
 	usize   int64
 	method  uint16
