@@ -28,7 +28,8 @@ var (
 	ErrUnsupported = errors.New("unsupported entry")
 	// ErrLimit reports an archive beyond a limit in [Options]: total
 	// uncompressed size, compression ratio or number of files (a zip bomb).
-	ErrLimit = errors.New("limit exceeded")
+	// It is also source.ErrTooLarge, the sentinel of every source's limits.
+	ErrLimit = errors.New("package exceeds the size limits")
 	// ErrSymlinkOutside reports a symbolic link in a directory that points
 	// outside it.
 	ErrSymlinkOutside = errors.New("symbolic link points outside the package")

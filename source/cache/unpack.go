@@ -33,7 +33,7 @@ func unpack(ctx context.Context, f *source.Fetched, dir string, module bool) (ha
 	case err == nil:
 		return sum, nil
 	case !errors.Is(err, hash.ErrUnsupported):
-		return hash.ZipSum{}, archiveErr(err)
+		return hash.ZipSum{}, err
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return hash.ZipSum{}, err
@@ -48,15 +48,6 @@ func unpack(ctx context.Context, f *source.Fetched, dir string, module bool) (ha
 		return hash.ZipSum{}, err
 	}
 	return sum, nil
-}
-
-// archiveErr makes an archive beyond its source's limits an error wrapping
-// source.ErrTooLarge, the one sentinel callers match whatever the source.
-func archiveErr(err error) error {
-	if errors.Is(err, hash.ErrLimit) {
-		return fmt.Errorf("%w: %w", source.ErrTooLarge, err)
-	}
-	return err
 }
 
 // archiveOptions are the hashing options for reading the archive f

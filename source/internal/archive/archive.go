@@ -73,11 +73,16 @@ var (
 )
 
 // Error reports an archive that cannot be extracted safely. Err wraps
-// [ErrUnsafe] or [ErrTooLarge].
+// [ErrUnsafe] or [ErrTooLarge]. The error also matches the sentinel of the
+// hash package that names the same refusal ([hash.ErrUnsafePath],
+// [hash.ErrDuplicate], [hash.ErrFormat], [hash.ErrUnsupported],
+// [hash.ErrSymlinkOutside]; [ErrTooLarge] is [hash.ErrLimit]), so that a
+// caller matches one set of errors whichever reader refused the archive.
 type Error struct {
 	Entry  string // the offending entry as the archive names it; empty when about the whole archive
 	Err    error
 	reason string // Err's text without the sentinel's
+	kind   error  // the hash sentinel of the refusal, or nil
 }
 
 // Reason returns what is wrong, without the sentinel's text and the entry
@@ -96,16 +101,25 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("archive entry %q: %v", e.Entry, e.Err)
 }
 
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap returns the cause and the hash sentinel of the refusal.
+func (e *Error) Unwrap() []error {
+	if e.kind == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Err, e.kind}
+}
 
 func newError(entry string, sentinel error, format string, args ...any) *Error {
 	reason := fmt.Sprintf(format, args...)
 	return &Error{Entry: entry, Err: fmt.Errorf("%w: %s", sentinel, reason), reason: reason}
 }
 
-func unsafeErr(entry, format string, args ...any) error {
-	return newError(entry, ErrUnsafe, format, args...)
+// unsafeErr is an error wrapping ErrUnsafe that also matches kind, the
+// hash package's sentinel for the same refusal.
+func unsafeErr(entry string, kind error, format string, args ...any) error {
+	e := newError(entry, ErrUnsafe, format, args...)
+	e.kind = kind
+	return e
 }
 
 func tooLarge(format string, args ...any) error {
@@ -142,8 +156,7 @@ func FormatOf(name string) Format {
 func CleanName(name string) (string, error) {
 	c, err := hash.CleanName(name)
 	if err != nil {
-		reason := strings.TrimPrefix(err.Error(), hash.ErrUnsafePath.Error()+": ")
-		return "", &Error{Entry: name, Err: fmt.Errorf("%w: %w", ErrUnsafe, err), reason: reason}
+		return "", unsafeErr(name, hash.ErrUnsafePath, "%s", strings.TrimPrefix(err.Error(), hash.ErrUnsafePath.Error()+": "))
 	}
 	return c, nil
 }
@@ -203,7 +216,7 @@ func (x *extractor) entry(name string) (string, error) {
 	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
 		fi, err := os.Lstat(filepath.Join(x.root, filepath.FromSlash(dir)))
 		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return "", unsafeErr(name, "written through a symbolic link")
+			return "", unsafeErr(name, hash.ErrUnsafePath, "written through a symbolic link")
 		}
 	}
 	return rel, nil
@@ -225,7 +238,7 @@ func (x *extractor) count() error {
 // the entry is written.
 func (x *extractor) reserve(name string, n int64) error {
 	if n < 0 {
-		return unsafeErr(name, "negative size %d", n)
+		return unsafeErr(name, hash.ErrFormat, "negative size %d", n)
 	}
 	if n > x.lim.MaxBytes-x.total {
 		return tooLarge("the archive expands to more than %d bytes", x.lim.MaxBytes)
@@ -251,7 +264,7 @@ func (x *extractor) writeFile(name, rel string, mode fs.FileMode, declared int64
 	}
 	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 	if errors.Is(err, fs.ErrExist) {
-		return unsafeErr(name, "the archive holds this file twice")
+		return unsafeErr(name, hash.ErrDuplicate, "the archive holds this file twice")
 	}
 	if err != nil {
 		return err
@@ -265,23 +278,23 @@ func (x *extractor) writeFile(name, rel string, mode fs.FileMode, declared int64
 		// archive/zip reports reading past the declared size as ErrFormat.
 		return newError(name, ErrTooLarge, "the entry holds more than the %d bytes its header declares", declared)
 	case err != nil:
-		return unsafeErr(name, "%v", err)
+		return unsafeErr(name, hash.ErrFormat, "%v", err)
 	case n < declared:
-		return unsafeErr(name, "the entry holds %d bytes, but its header declares %d", n, declared)
+		return unsafeErr(name, hash.ErrFormat, "the entry holds %d bytes, but its header declares %d", n, declared)
 	}
 	return nil
 }
 
 func (x *extractor) symlink(name, rel, target string) error {
 	if !x.o.Symlinks {
-		return unsafeErr(name, "symbolic links are not allowed")
+		return unsafeErr(name, hash.ErrUnsupported, "symbolic links are not allowed")
 	}
 	if strings.HasPrefix(target, "/") || filepath.IsAbs(target) || strings.ContainsAny(target, "\\\x00") {
-		return unsafeErr(name, "the symbolic link points to an absolute path")
+		return unsafeErr(name, hash.ErrSymlinkOutside, "the symbolic link points to an absolute path")
 	}
 	resolved := path.Join(path.Dir(rel), target)
 	if resolved == ".." || strings.HasPrefix(resolved, "../") {
-		return unsafeErr(name, "the symbolic link points outside the destination")
+		return unsafeErr(name, hash.ErrSymlinkOutside, "the symbolic link points outside the destination")
 	}
 	dst := filepath.Join(x.root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -289,7 +302,7 @@ func (x *extractor) symlink(name, rel, target string) error {
 	}
 	if err := os.Symlink(target, dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return unsafeErr(name, "the archive holds this file twice")
+			return unsafeErr(name, hash.ErrDuplicate, "the archive holds this file twice")
 		}
 		return err
 	}
@@ -316,11 +329,11 @@ func (x *extractor) checkLinks() error {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // dangling, and lexically inside
 			}
-			return unsafeErr(name, "%v", err)
+			return unsafeErr(name, hash.ErrSymlinkOutside, "%v", err)
 		}
 		r, err := filepath.Rel(root, target)
 		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return unsafeErr(name, "the symbolic link resolves outside the destination")
+			return unsafeErr(name, hash.ErrSymlinkOutside, "the symbolic link resolves outside the destination")
 		}
 	}
 	return nil
@@ -345,7 +358,7 @@ func ExtractZipFile(ctx context.Context, file, dir string, o Options) error {
 func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dir string, o Options) error {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return unsafeErr("", "not a valid zip archive: %v", err)
+		return unsafeErr("", hash.ErrFormat, "not a valid zip archive: %v", err)
 	}
 	x := newExtractor(ctx, dir, o)
 	return x.done(x.zip(zr))
@@ -380,7 +393,7 @@ func (x *extractor) zip(zr *zip.Reader) error {
 			var target []byte
 			rc, oerr := f.Open()
 			if oerr != nil {
-				return unsafeErr(f.Name, "%v", oerr)
+				return unsafeErr(f.Name, hash.ErrFormat, "%v", oerr)
 			}
 			target, err = io.ReadAll(io.LimitReader(rc, 4096))
 			rc.Close()
@@ -394,12 +407,12 @@ func (x *extractor) zip(zr *zip.Reader) error {
 			}
 			rc, oerr := f.Open()
 			if oerr != nil {
-				return unsafeErr(f.Name, "%v", oerr)
+				return unsafeErr(f.Name, hash.ErrFormat, "%v", oerr)
 			}
 			err = x.writeFile(f.Name, rel, mode, size, rc)
 			rc.Close()
 		default:
-			err = unsafeErr(f.Name, "unsupported entry type %v", mode.Type())
+			err = unsafeErr(f.Name, hash.ErrUnsupported, "unsupported entry type %v", mode.Type())
 		}
 		if err != nil {
 			return err
@@ -435,7 +448,7 @@ func ExtractTarGz(ctx context.Context, r io.Reader, dir string, o Options) error
 func (x *extractor) tarGz(r io.Reader, write bool) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
-		return unsafeErr("", "not a valid gzip stream: %v", err)
+		return unsafeErr("", hash.ErrFormat, "not a valid gzip stream: %v", err)
 	}
 	defer gz.Close()
 	tr := tar.NewReader(gz)
@@ -448,7 +461,7 @@ func (x *extractor) tarGz(r io.Reader, write bool) error {
 			return x.checkLinks()
 		}
 		if err != nil {
-			return unsafeErr("", "not a valid tar archive: %v", err)
+			return unsafeErr("", hash.ErrFormat, "not a valid tar archive: %v", err)
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader || !write {
 			// Counted only: metadata for the whole archive, or the
@@ -483,7 +496,7 @@ func (x *extractor) tarGz(r io.Reader, write bool) error {
 		case tar.TypeSymlink:
 			err = x.symlink(h.Name, rel, h.Linkname)
 		default:
-			err = unsafeErr(h.Name, "unsupported entry type %q", h.Typeflag)
+			err = unsafeErr(h.Name, hash.ErrUnsupported, "unsupported entry type %q", h.Typeflag)
 		}
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/source"
 )
 
 // rawEntry is one zip entry written with the creator and external
@@ -248,6 +250,44 @@ func TestOnePassReaderInstallsTheExtractorsTree(t *testing.T) {
 			}
 			if hs, err := (hash.Options{}).HashZipReader(ctx, bytes.NewReader(data), int64(len(data))); err != nil || hs.H1 != want {
 				t.Errorf("HashZipReader h1 = %s, %v; want the installed tree's %s", hs.H1, err, want)
+			}
+		})
+	}
+}
+
+// Both readers refuse the same archives with the same errors: each refusal
+// matches the hash package's sentinel, whichever reader made it, and a
+// limit is source.ErrTooLarge (which is hash.ErrLimit) from both, with the
+// same default limits.
+func TestOneSetOfErrorsAndLimits(t *testing.T) {
+	const file = 0o100644 << 16
+	many := make([]entry, source.DefaultMaxEntries+1)
+	for i := range many {
+		many[i] = entry{name: fmt.Sprintf("f%d", i)}
+	}
+	cases := map[string]struct {
+		data []byte
+		want error
+	}{
+		"dot-dot":       {rawZip(t, []rawEntry{{name: "../x", body: "x", creator: creatorUnix, attrs: file}}), hash.ErrUnsafePath},
+		"control":       {rawZip(t, []rawEntry{{name: "a\x01b", body: "x", creator: creatorUnix, attrs: file}}), hash.ErrUnsafePath},
+		"duplicate":     {rawZip(t, []rawEntry{{name: "a", body: "x", creator: creatorUnix, attrs: file}, {name: "./a", body: "y", creator: creatorUnix, attrs: file}}), hash.ErrDuplicate},
+		"not a zip":     {[]byte("this is not a zip archive, not at all, not even close"), hash.ErrFormat},
+		"default limit": {zipOf(t, many), source.ErrTooLarge},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			xerr := ExtractZip(ctx, bytes.NewReader(c.data), int64(len(c.data)), t.TempDir(), Options{})
+			if !errors.Is(xerr, c.want) {
+				t.Errorf("ExtractZip = %v, want an error matching %v", xerr, c.want)
+			}
+			_, ierr := hash.Options{}.InstallReader(ctx, "test.zip", bytes.NewReader(c.data), int64(len(c.data)), filepath.Join(t.TempDir(), "pkg"), nil)
+			if !errors.Is(ierr, c.want) {
+				t.Errorf("InstallReader = %v, want an error matching %v", ierr, c.want)
+			}
+			if errors.Is(c.want, hash.ErrLimit) && !(errors.Is(xerr, hash.ErrLimit) && errors.Is(ierr, source.ErrTooLarge)) {
+				t.Errorf("the limit errors %v and %v do not match both hash.ErrLimit and source.ErrTooLarge", xerr, ierr)
 			}
 		})
 	}
