@@ -23,8 +23,13 @@
 // can be read twice (a file), it is counted once before anything is
 // written.
 //
-// Every refusal is an [*Error] wrapping [ErrUnsafe] or [ErrTooLarge]. On
-// any error, what the extraction wrote into the destination is removed.
+// Entry names follow [hash.CleanName], entry types and modes
+// archive/zip's FileHeader.Mode: the rules of the cache's one-pass reader
+// (hash.Options.InstallReader) too, so that both install one tree.
+//
+// Every refusal is an [*Error] wrapping [ErrUnsafe] or [ErrTooLarge], and
+// matching the hash package's sentinel for the same refusal. On any error,
+// what the extraction wrote into the destination is removed.
 package archive
 
 import (
