@@ -36,12 +36,14 @@
 //
 // Archives are untrusted input. Entry names that [CleanName] refuses
 // (absolute, "..", backslashes, control characters), duplicate names once
-// cleaned, truncated archives, entries
-// whose declared size or CRC-32 does not match their contents, encrypted or
-// symbolic-link entries and archives beyond the limits in [Options] (total
-// size, compression ratio, number of files) are errors. In directories,
-// symbolic links that leave the directory, links to directories, and files
-// that are not regular are errors.
+// cleaned, truncated archives, entries whose declared size or CRC-32 does
+// not match their contents, encrypted entries, devices, pipes and sockets,
+// and archives beyond the limits in [Options] (total size, compression
+// ratio, number of files) are errors. A symbolic-link entry in a zip is a
+// regular file holding the link's target, as OpenTofu extracts it: no link
+// is ever created from an archive. In directories, symbolic links that
+// leave the directory, links to directories, and files that are not
+// regular are errors.
 //
 // # Verification
 //

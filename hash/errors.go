@@ -23,8 +23,8 @@ var (
 	ErrFormat = errors.New("malformed archive")
 	// ErrUnsupported reports an entry this package does not handle: an
 	// encrypted entry, a compression method other than store and deflate, a
-	// symbolic link in an archive, or a file in a directory that is neither
-	// regular nor a symbolic link to a regular file.
+	// device, pipe or socket in an archive, or a file in a directory that
+	// is neither regular nor a symbolic link to a regular file.
 	ErrUnsupported = errors.New("unsupported entry")
 	// ErrLimit reports an archive beyond a limit in [Options]: total
 	// uncompressed size, compression ratio or number of files (a zip bomb).

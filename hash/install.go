@@ -23,7 +23,9 @@ import (
 // that the tree installed is the one OpenTofu's extraction installs. Files
 // are created with mode 0644, or 0755 when the archive records an executable
 // bit; directory entries, by name or by attributes, become (possibly empty)
-// directories, any data they hold unread and left out of the h1.
+// directories, any data they hold unread and left out of the h1; a symbolic
+// link becomes, as in OpenTofu's extraction, a regular file holding the
+// link's target.
 //
 // To learn which hashes may be added to the lock file, call [Verify] with
 // the returned hashes.

@@ -179,6 +179,13 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 		// so that the tree installed here is the tree archive/zip installs.
 		e.mode = (&zip.FileHeader{Name: e.name, CreatorVersion: madeBy, ExternalAttrs: attrs}).Mode()
 		e.isDir = e.mode.IsDir()
+		if !e.isDir && e.mode&fs.ModeSymlink != 0 {
+			// A symbolic link is installed as OpenTofu's extraction
+			// (go-getter's, on archive/zip) installs it: a regular file
+			// holding the link's target, with the link's permission bits.
+			// So the h1 is that of tofu's tree, and no link is created.
+			e.mode &^= fs.ModeSymlink
+		}
 		e.desc = flags&8 != 0
 		var err error
 		if e.path, err = CleanName(e.name); err != nil {
@@ -196,8 +203,6 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: encrypted entry", ErrUnsupported)}
 		case e.method != 0 && e.method != 8:
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: compression method %d", ErrUnsupported, e.method)}
-		case e.mode&fs.ModeSymlink != 0:
-			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: symbolic link", ErrUnsupported)}
 		case e.mode.Type() != 0:
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: file type %v", ErrUnsupported, e.mode.Type())}
 		case e.method == 0 && e.csize != e.usize:

@@ -4,10 +4,12 @@
 //
 // No entry may leave the destination: absolute paths, drive letters,
 // backslashes, NUL bytes and ".." elements are refused, as is writing
-// through a symbolic link. Symbolic links are refused unless
+// through a symbolic link. A tar archive's symbolic links are refused unless
 // [Options.Symlinks] is set; then each must resolve inside the destination,
 // which is checked once the whole tree exists so that chains of links are
-// caught. An entry present twice is refused.
+// caught. A zip archive's symbolic links are regular files holding their
+// target, as OpenTofu's extraction (archive/zip and go-getter) writes them.
+// An entry present twice is refused.
 //
 // A module package ([Options.Module]) is extracted without its
 // version-control metadata: entries that [hash.IsVCSMetadata] names are
@@ -56,8 +58,10 @@ type Options struct {
 	// Limits bound the number of entries and the total size. The zero
 	// value applies the defaults [source.Limits] states.
 	Limits source.Limits
-	// Symlinks allows symbolic links that resolve inside the destination.
-	// Default false: any symbolic link is refused.
+	// Symlinks allows symbolic links in a tar archive that resolve inside
+	// the destination. Default false: any such link is refused. A zip
+	// archive's links are always files holding their target, as OpenTofu
+	// installs them.
 	Symlinks bool
 	// Module extracts a module package: entries under version-control
 	// metadata ([hash.IsVCSMetadata]) are skipped. Default false, the
@@ -391,20 +395,15 @@ func (x *extractor) zip(zr *zip.Reader) error {
 			continue
 		}
 		mode := f.Mode()
+		if !mode.IsDir() && mode&fs.ModeSymlink != 0 {
+			// A symbolic link in a zip is installed as OpenTofu's
+			// extraction installs it, and as the cache's one-pass reader
+			// does: a regular file holding the link's target.
+			mode &^= fs.ModeSymlink
+		}
 		switch {
 		case mode.IsDir():
 			err = x.mkdir(rel)
-		case mode&fs.ModeSymlink != 0:
-			var target []byte
-			rc, oerr := f.Open()
-			if oerr != nil {
-				return unsafeErr(f.Name, hash.ErrFormat, "%v", oerr)
-			}
-			target, err = io.ReadAll(io.LimitReader(rc, 4096))
-			rc.Close()
-			if err == nil {
-				err = x.symlink(f.Name, rel, string(target))
-			}
 		case mode.IsRegular():
 			size := int64(f.UncompressedSize64) // bounded by MaxBytes above
 			if err := x.reserve(f.Name, size); err != nil {
