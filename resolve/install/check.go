@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -22,18 +23,106 @@ import (
 	"github.com/tflock/tflock/source/providercache"
 )
 
-// CheckOptions are Check's settings: the same struct as Init's, so that a
+// CheckOptions are Check's settings: only what Check reads. A
 // configuration, a lock file and an install directory are read the same
-// way by both (directories, platform, the lock file as read leniently,
-// its flavour and default registry host, the state's requirements).
-// Check uses Dir, FS, Config, InstallDir, Platform, Requirements,
-// StateFile, Flavor, Header, Variables and, of Resolve, Lock,
-// DevOverrides and Reattach (providers neither required in the lock file
-// nor checked, as in OpenTofu), DefaultHost and TranslatePredecessor
-// (validated only); the fields about resolving, fetching and installing
-// (Source, Cache, Resolve's Upgrade, UpgradeProviders, UpgradeModules,
-// UnifyModules, Concurrency and ProviderPicked, ...) are ignored.
-type CheckOptions = Options
+// way by Check and by Init (directories, platform, the lock file as read
+// leniently, its flavour and default registry host, the state's
+// requirements): Check normalizes these options as Init normalizes the
+// fields of [Options] of the same names. To check what an Init installed,
+// pass its options' [Options.ForCheck].
+type CheckOptions struct {
+	// Dir is the root module's directory. Default ".".
+	Dir string
+	// FS, when set, holds the root module's configuration, read from FS's
+	// root instead of Dir, as [Options.FS]. Default nil: read Dir.
+	FS fs.FS
+	// Config, when set, is the root module tree the caller already read,
+	// as [Options.Config]; it takes precedence over FS.
+	Config *config.Config
+	// InstallDir is where Init installed the packages. Default
+	// Dir/.terraform.
+	InstallDir string
+	// Platform is the platform whose installed provider packages are
+	// checked. Default [source.CurrentPlatform].
+	Platform source.Platform
+	// Lock is the lock file to check against. Nil: DIR/.terraform.lock.hcl
+	// read leniently, as Init reads it (a missing file is an empty lock
+	// file).
+	Lock *lockfile.File
+	// Requirements are extra requirements, such as the providers a state
+	// still uses ([config.StateRequirements]). Default none.
+	Requirements []resolve.Requirement
+	// StateFile is a state file whose providers stay required, as
+	// [Options.StateFile]. Default "": no state is read.
+	StateFile string
+	// Variables are the root module's input variable values for the
+	// early evaluation of module sources and versions, as
+	// [Options.Variables].
+	Variables config.Variables
+	// Flavor is the tool whose lock file this is, as [Options.Flavor].
+	// [FlavorTerraform] reads addresses without a host as
+	// registry.terraform.io. Default [FlavorAuto].
+	Flavor Flavor
+	// DevOverrides are providers served from local directories (see
+	// [Sources.DevOverrides]): neither required in the lock file nor
+	// checked, as in OpenTofu.
+	DevOverrides []tfaddr.Provider
+	// Reattach is the value of TF_REATTACH_PROVIDERS (Check does not read
+	// the environment): those providers are neither required in the lock
+	// file nor checked. An invalid value fails Check with a
+	// [*resolve.ReattachError].
+	Reattach string
+	// DefaultHost is the registry host of every address without one, as
+	// [Options.Resolve]'s DefaultHost for Init. Default
+	// [resolve.DefaultRegistryHost], or [TerraformRegistryHost] when
+	// Flavor is [FlavorTerraform].
+	DefaultHost string
+}
+
+// ForCheck returns the options with which [Check] checks what Init with
+// these options installed: the fields of CheckOptions taken from the
+// fields of o of the same names (Lock, DevOverrides, Reattach and
+// DefaultHost from o.Resolve).
+func (o Options) ForCheck() CheckOptions {
+	return CheckOptions{
+		Dir:          o.Dir,
+		FS:           o.FS,
+		Config:       o.Config,
+		InstallDir:   o.InstallDir,
+		Platform:     o.Platform,
+		Lock:         o.Resolve.Lock,
+		Requirements: o.Requirements,
+		StateFile:    o.StateFile,
+		Variables:    o.Variables,
+		Flavor:       o.Flavor,
+		DevOverrides: o.Resolve.DevOverrides,
+		Reattach:     o.Resolve.Reattach,
+		DefaultHost:  o.Resolve.DefaultHost,
+	}
+}
+
+// options are the [Options] whose common settings are Check's: Check's
+// options are normalized by [Options.common], as Init's, and never
+// differently.
+func (o CheckOptions) options() Options {
+	return Options{
+		Dir:          o.Dir,
+		FS:           o.FS,
+		Config:       o.Config,
+		InstallDir:   o.InstallDir,
+		Platform:     o.Platform,
+		Requirements: o.Requirements,
+		StateFile:    o.StateFile,
+		Variables:    o.Variables,
+		Flavor:       o.Flavor,
+		Resolve: resolve.Options{
+			Lock:         o.Lock,
+			DevOverrides: o.DevOverrides,
+			Reattach:     o.Reattach,
+			DefaultHost:  o.DefaultHost,
+		},
+	}
+}
 
 // CheckedProvider is a selected provider's installed package.
 type CheckedProvider struct {
@@ -179,8 +268,8 @@ func (p Problem) String() string { return p.Message }
 // the providers that passed. errors.As finds the [*InconsistentLockError]
 // (whose Problems are the lock file kinds) and each [*NotInstalledError]
 // and [*PackageMismatchError] in the joined error.
-func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
-	s, err := opts.common()
+func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
+	s, err := copts.options().common()
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +439,7 @@ func installProblem(errs *[]error, problems *[]Problem, kind ProblemKind, pkg so
 // tree records the module calls read and the records of modules.json: a
 // record whose directory is missing is not read (its call is reported
 // "Module not installed" by Check).
-func checkRequirements(opts CheckOptions, tree *installedTree) ([]resolve.Requirement, error) {
+func checkRequirements(opts Options, tree *installedTree) ([]resolve.Requirement, error) {
 	ropts := config.ReadOptions{DefaultHost: opts.Resolve.DefaultHost, Variables: opts.Variables}
 	man, err := ReadManifest(filepath.Join(opts.InstallDir, "modules", ManifestFile))
 	if err != nil {
@@ -413,7 +502,7 @@ type installedTree struct {
 // not installed" (tofu's words); with a lock entry that applies, the
 // installed package must be the one it locks ([verifyInstalledModule]).
 // skip are the calls whose lock entry a lock file problem was reported for.
-func checkModules(ctx context.Context, opts CheckOptions, lock *lockfile.File, tree *installedTree, skip map[string]bool, errs *[]error, problems *[]Problem) error {
+func checkModules(ctx context.Context, opts Options, lock *lockfile.File, tree *installedTree, skip map[string]bool, errs *[]error, problems *[]Problem) error {
 	adopted := modulesAdopted(lock)
 	modules := filepath.Join(opts.InstallDir, "modules")
 	for _, key := range slices.Sorted(maps.Keys(tree.calls)) {

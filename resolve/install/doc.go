@@ -170,15 +170,18 @@
 //
 // # Settings
 //
-// [Options] holds what Init reads, and Check too: [CheckOptions] is the
-// same struct, normalized in one place for both, so that the two never
-// read one configuration differently. Its Resolve field is the solver's
-// own [resolve.Options], which Init hands to [resolve.Resolve] whole, with
+// [Options] holds what Init reads; [CheckOptions], only what Check reads.
+// The settings the two share (directories, platform, the lock file and its
+// flavour, the default registry host, the state's requirements) are
+// normalized in one place for both, so that the two never read one
+// configuration differently; [Options.ForCheck] gives the options to check
+// what an Init installed. Init's Resolve field is the solver's own
+// [resolve.Options], handed to [resolve.Resolve] in one place with
 // install's defaults: a nil Lock reads DIR/.terraform.lock.hcl leniently,
 // DefaultHost and TranslatePredecessor follow the lock file's [Flavor],
 // Concurrency bounds every lookup (checksums and module fetches too), and
 // a ProviderPicked the caller sets is called beside Init's own use of it.
-// The field doc says what each one means to Init and Check.
+// The field doc says what each one means to Init.
 //
 // # Sources
 //

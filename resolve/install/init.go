@@ -188,10 +188,14 @@ type run struct {
 }
 
 // resolveOptions are the options of every [resolve.Resolve] call of the
-// run: the caller's Options.Resolve, normalized, with the lock file the
-// run treats as locked, the translation its flavour asks for and, when
-// own is not nil, own called for each provider pick after the caller's
-// ProviderPicked.
+// run, the one hand-over of [Options.Resolve] to the solver: the caller's
+// options as normalized by [Options.common] (a nil Lock read from the
+// directory, DefaultHost's default per flavour) and [Options.normalize]
+// (Concurrency's default), with, set here, Lock the file the run treats
+// as locked (the previous lock file plus the calls adopted from the
+// previous install), TranslatePredecessor decided by the flavour and,
+// when own is not nil, own called for each provider pick after the
+// caller's ProviderPicked. The other fields reach the solver unchanged.
 func (r *run) resolveOptions(own func(context.Context, resolve.ProviderPick)) resolve.Options {
 	o := r.s.Resolve
 	o.Lock = r.locked

@@ -437,7 +437,7 @@ func TestCheckEditedLock(t *testing.T) {
 	res := initAndWrite(t, install.Options{Dir: dir, Source: staticFixtures(), Cache: openCache(t)})
 	lf := res.Lock.Clone()
 	lf.Provider(awsAddr).Version = versions.MustParse("4.9.0")
-	_, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Resolve: resolve.Options{Lock: lf}})
+	_, err := install.Check(context.Background(), install.CheckOptions{Dir: dir, Lock: lf})
 	var ie *install.InconsistentLockError
 	if !errors.As(err, &ie) || len(ie.Problems) != 1 {
 		t.Fatalf("Check = %v, want one inconsistency", err)

@@ -40,8 +40,15 @@ type Options struct {
 	// over FS. Init does not change it.
 	Config *config.Config
 	// Resolve are the solver's settings, which Init hands to
-	// [resolve.Resolve] whole, and Check reads as Init does, with the
-	// differences below.
+	// [resolve.Resolve] (each of its calls, in one place), with five
+	// fields changed as below: Lock (nil reads the lock file; what the
+	// solver gets is that file as it applies to the configuration),
+	// DefaultHost (a default per flavour, and also the host of the
+	// configuration's sources), Concurrency (a default, and a bound on
+	// every lookup), TranslatePredecessor (decided by Flavor) and
+	// ProviderPicked (called before Init's own use of it). The other
+	// fields reach the solver as they are. [Check] has its own options
+	// ([CheckOptions]; see [Options.ForCheck]).
 	//
 	// Lock is the previous lock file. Nil (unlike Resolve's "no lock
 	// file"): DIR/.terraform.lock.hcl is read leniently, as tofu reads it

@@ -89,13 +89,13 @@ func TestOptionsResolveSharedByInitAndCheck(t *testing.T) {
 
 	// Check, on the same settings and the new lock file: nothing missing.
 	opts.Resolve.Lock = res.Lock
-	if got := checkNotSelected(t, opts); len(got) != 0 {
+	if got := checkNotSelected(t, opts.ForCheck()); len(got) != 0 {
 		t.Errorf("Check with dns a dev override: %v not selected, want none", got)
 	}
 	// Without the dev override, Check wants dns in the lock file.
 	noDev := opts
 	noDev.Resolve.DevOverrides = nil
-	if got := checkNotSelected(t, noDev); len(got) != 1 || got[0] != dns {
+	if got := checkNotSelected(t, noDev.ForCheck()); len(got) != 1 || got[0] != dns {
 		t.Errorf("Check without the dev override: %v not selected, want [%s]", got, dns)
 	}
 
@@ -126,19 +126,19 @@ func TestOptionsResolveSharedByInitAndCheck(t *testing.T) {
 	if res.Lock.Provider(dns) != nil || len(res.Changes) != 0 {
 		t.Errorf("dns reattached: changes %v\n%s", res.Changes, res.Lock.Bytes())
 	}
-	if got := checkNotSelected(t, opts); len(got) != 0 {
+	if got := checkNotSelected(t, opts.ForCheck()); len(got) != 0 {
 		t.Errorf("Check with dns reattached: %v not selected, want none", got)
 	}
 	opts.Resolve.Reattach = ""
-	if got := checkNotSelected(t, opts); len(got) != 1 || got[0] != dns {
+	if got := checkNotSelected(t, opts.ForCheck()); len(got) != 1 || got[0] != dns {
 		t.Errorf("Check without the reattached dns: %v not selected, want [%s]", got, dns)
 	}
 }
 
 // Init decides TranslatePredecessor from the flavour: asked for with
-// Terraform's flavour, which never translates, it is refused by Init and
-// Check alike before anything is read or written; with OpenTofu's it is
-// what Init does anyway.
+// Terraform's flavour, which never translates, it is refused by Init
+// before anything is read or written (Check, which resolves nothing, has
+// no such option); with OpenTofu's it is what Init does anyway.
 func TestOptionsTranslatePredecessorFollowsFlavor(t *testing.T) {
 	w := startWorld(t)
 	dir := t.TempDir()
@@ -150,9 +150,6 @@ func TestOptionsTranslatePredecessorFollowsFlavor(t *testing.T) {
 	var oe *install.OptionsError
 	if !errors.As(err, &oe) || oe.Field != "Resolve.TranslatePredecessor" {
 		t.Errorf("Init = %v, want an *install.OptionsError on Resolve.TranslatePredecessor", err)
-	}
-	if _, err := install.Check(context.Background(), opts); !errors.As(err, &oe) {
-		t.Errorf("Check = %v, want an *install.OptionsError", err)
 	}
 	if snapshot(t, dir) != before {
 		t.Error("a refused run changed the directory")

@@ -102,7 +102,7 @@ func TestCheckReadsTheStateAsInitDoes(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"main.tf": cloudOnly, "terraform.tfstate": stateUsing(dns.String())})
 	opts := install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), StateFile: state}
 	initAndWrite(t, opts)
-	res, err := install.Check(context.Background(), opts)
+	res, err := install.Check(context.Background(), opts.ForCheck())
 	if err != nil || len(res.Problems) != 0 || len(res.Providers) != 2 {
 		t.Fatalf("Check after Init = %+v, %v; want both providers usable", res, err)
 	}
@@ -115,7 +115,7 @@ func TestCheckReadsTheStateAsInitDoes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, install.LockFileName), lf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err = install.Check(context.Background(), opts)
+	res, err = install.Check(context.Background(), opts.ForCheck())
 	if err == nil || !strings.Contains(err.Error(), dns.String()) {
 		t.Fatalf("Check with the state's provider unlocked = %v, want an error naming %s", err, dns)
 	}

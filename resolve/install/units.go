@@ -29,7 +29,7 @@ var emptyConfig = hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Empty conf
 
 // checkRoot is the root module tree Check reads from [CheckOptions.Config]
 // or [CheckOptions.FS]; nil when Check reads Dir.
-func checkRoot(opts CheckOptions, ropts config.ReadOptions) (*config.Config, error) {
+func checkRoot(opts Options, ropts config.ReadOptions) (*config.Config, error) {
 	switch {
 	case opts.Config != nil:
 		if len(opts.Config.Modules) == 0 {
