@@ -40,8 +40,8 @@ type Options struct {
 	// over FS. Init does not change it.
 	Config *config.Config
 	// Resolve are the solver's settings, which Init hands to
-	// [resolve.Resolve] (each of its calls, in one place), with five
-	// fields changed as below: Lock (nil reads the lock file; what the
+	// [resolve.Resolve] (each of its calls, in one place), with these
+	// fields changed: Lock (nil reads the lock file; what the
 	// solver gets is that file as it applies to the configuration),
 	// DefaultHost (a default per flavour, and also the host of the
 	// configuration's sources), Concurrency (a default, and a bound on
