@@ -97,9 +97,9 @@ func TestWordsWrapper(t *testing.T) {
 	}
 	tls := mustAddr(t, host+"/hashicorp/tls").Addr
 	want := map[string]install.Remedy{
-		"vpc":             {Kind: install.RemedyUpgrade, Module: "vpc", Modules: true},
-		awsAddr.String():  {Kind: install.RemedyUpgrade, Provider: awsAddr},
-		tls.String():      {Kind: install.RemedyInit, Provider: tls},
+		"vpc":            {Kind: install.RemedyUpgrade, Module: "vpc", Modules: true},
+		awsAddr.String(): {Kind: install.RemedyUpgrade, Provider: awsAddr},
+		tls.String():     {Kind: install.RemedyInit, Provider: tls},
 	}
 	for _, p := range cres.Problems {
 		key := p.Call
