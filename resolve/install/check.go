@@ -27,7 +27,7 @@ import (
 // way by both (directories, platform, the lock file as read leniently,
 // its flavour and default registry host, the state's requirements).
 // Check uses Dir, FS, Config, InstallDir, Platform, Requirements,
-// StateFile, Flavor, Header, Variables and, of Resolve, Lock,
+// StateFile, Flavor, Header, Variables, Words and, of Resolve, Lock,
 // DevOverrides and Reattach (providers neither required in the lock file
 // nor checked, as in OpenTofu), DefaultHost and TranslatePredecessor
 // (validated only); the fields about resolving, fetching and installing

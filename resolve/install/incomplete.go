@@ -21,8 +21,9 @@ const IncompleteLockWarningSummary = "Incomplete lock file information for provi
 
 // incompleteLockWarning is the text of the warning for the providers
 // (shown as [source.ProviderPackage.ForDisplay] shows them) and the
-// platform, in the run's words (OpenTofu's text with OpenTofu's words): OpenTofu v1.12.6 internal/command/init.go, the diagnostic
-// "Incomplete lock file information for providers" with the body
+// platform, in the run's words: with OpenTofu's, OpenTofu v1.12.6
+// internal/command/init.go, the diagnostic "Incomplete lock file
+// information for providers" with the body
 // incompleteLockFileInformationBody, as "summary: detail".
 func incompleteLockWarning(providers []string, platform source.Platform, w Words) string {
 	return fmt.Sprintf(IncompleteLockWarningSummary+": Due to your customized provider installation methods, %s was forced to calculate lock file checksums locally for the following providers:\n"+
