@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,6 +78,16 @@ func TestWordsWrapper(t *testing.T) {
 		t.Fatal(err)
 	}
 	speaksTerragrunt(t, "the created note", note)
+	// A static source vouches for no checksum: the incomplete lock warning.
+	if len(res.Warnings) == 0 {
+		t.Error("no incomplete lock warning")
+	}
+	for _, warning := range res.Warnings {
+		speaksTerragrunt(t, "a warning", warning)
+		if strings.HasPrefix(warning, install.IncompleteLockWarningSummary) && !strings.Contains(warning, "  terragrunt providers lock -platform=") {
+			t.Errorf("incomplete lock warning:\n%s", warning)
+		}
+	}
 	if !strings.HasPrefix(note, "Terragrunt has created a lock file") || !strings.Contains(note, `you run "terragrunt init" in the future`) {
 		t.Errorf("created note:\n%s", note)
 	}
@@ -232,9 +243,14 @@ func TestWordsFlavor(t *testing.T) {
 		{install.FlavorOpenTofu, "run:\n  tofu init -upgrade", `To use and record these requirements, run "tofu init" without the "-lockfile=readonly" flag.`},
 		{install.FlavorTerraform, "run:\n  terraform init -upgrade", `To use and record these requirements, run "terraform init" without the "-lockfile=readonly" flag.`},
 	} {
+		program := map[install.Flavor]string{install.FlavorOpenTofu: "OpenTofu", install.FlavorTerraform: "Terraform"}[tc.flavor]
+		lock := program + " was forced to calculate lock file checksums locally"
 		dir := newConfig(t)
 		opts := install.Options{Dir: dir, Source: staticFixtures(), Cache: openCache(t), Flavor: tc.flavor}
-		initAndWrite(t, opts)
+		res := initAndWrite(t, opts)
+		if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, lock) }) {
+			t.Errorf("%s: warnings %q, want the incomplete lock warning with %q", tc.flavor, res.Warnings, lock)
+		}
 		writeFiles(t, dir, map[string]string{"main.tf": strings.Replace(rootConfig, `version = "~> 5.0"`, `version = "~> 4.0"`, 1)})
 		_, err := install.Check(ctx, install.CheckOptions{Dir: dir, Flavor: tc.flavor})
 		if err == nil || !strings.HasSuffix(err.Error(), tc.upgrade) {
