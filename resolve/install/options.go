@@ -214,7 +214,7 @@ type Options struct {
 	// Words are the program's name and commands in the remedies of
 	// errors, problems and warnings, and in [WriteLock]'s notes (see
 	// [Remedy]). Default nil: the flavour's ([WordsFor]), "tofu init"
-	// or "terraform init".
+	// or "terraform init"; a field left empty is the flavour's.
 	Words *Words
 }
 
@@ -455,7 +455,7 @@ func (o Options) common() (*settings, error) {
 	}
 	s.words = WordsFor(s.Flavor)
 	if o.Words != nil {
-		s.words = *o.Words
+		s.words = s.words.overriddenBy(*o.Words)
 	}
 	s.Header = lockfile.HeaderTofu
 	if s.Flavor == FlavorTerraform {

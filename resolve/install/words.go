@@ -75,7 +75,8 @@ type Remedy struct {
 // Words are the names a program embedding tflock gives itself and its
 // commands, for the remedies ([Remedy]) and notes of Init, Check and
 // [WriteLock]. [WordsFor] gives OpenTofu's ("tofu init") and Terraform's
-// ("terraform init"); a wrapper sets its own in [Options.Words].
+// ("terraform init"); a wrapper sets its own in [Options.Words], where a
+// field left empty is the flavour's.
 type Words struct {
 	// Program is the program's name in notes: "OpenTofu".
 	Program string
@@ -122,6 +123,25 @@ func WordsFor(f Flavor) Words {
 		ProvidersLock: "tofu providers lock",
 		Locker:        "tflock",
 	}
+}
+
+// overriddenBy returns w with the fields that o sets replaced by o's.
+func (w Words) overriddenBy(o Words) Words {
+	for _, f := range []struct {
+		dst *string
+		src string
+	}{
+		{&w.Program, o.Program}, {&w.Init, o.Init}, {&w.Upgrade, o.Upgrade},
+		{&w.ReadOnly, o.ReadOnly}, {&w.ProvidersLock, o.ProvidersLock}, {&w.Locker, o.Locker},
+	} {
+		if f.src != "" {
+			*f.dst = f.src
+		}
+	}
+	if o.Render != nil {
+		w.Render = o.Render
+	}
+	return w
 }
 
 // orDefault returns *w, or OpenTofu's words when w is nil (an error
