@@ -13,7 +13,10 @@
 // ([H1Dir]), an [io/fs.FS] ([H1FS]) or a zip archive ([H1Zip]): only files
 // count. A zip's directory entries (names ending in "/") are ignored, unlike
 // dirhash.HashZip, which hashes them as empty files (golang/go#53448); on a zip
-// without directory entries the two agree.
+// without directory entries the two agree. A zip's files are named as
+// [CleanName] cleans their entry names, and its directories are the
+// entries archive/zip's FileHeader.Mode says are directories: the h1 of a
+// zip is that of the tree extracting it installs.
 //
 // A "zh:" hash is the lower-case hex SHA-256 of a zip archive's bytes
 // ([ZH]), as OpenTofu records for the distribution zips listed in a signed
@@ -31,13 +34,16 @@
 //
 // # Safety
 //
-// Archives are untrusted input. Entry names that are absolute, contain ".."
-// or other unclean elements, duplicate names, truncated archives, entries
-// whose declared size or CRC-32 does not match their contents, encrypted or
-// symbolic-link entries and archives beyond the limits in [Options] (total
-// size, compression ratio, number of files) are errors. In directories,
-// symbolic links that leave the directory, links to directories, and files
-// that are not regular are errors.
+// Archives are untrusted input. Entry names that [CleanName] refuses
+// (absolute, "..", backslashes, control characters), duplicate names once
+// cleaned, truncated archives, entries whose declared size or CRC-32 does
+// not match their contents, encrypted entries, devices, pipes and sockets,
+// and archives beyond the limits in [Options] (total size, compression
+// ratio, number of files) are errors. A symbolic-link entry in a zip is a
+// regular file holding the link's target, as OpenTofu extracts it: no link
+// is ever created from an archive. In directories, symbolic links that
+// leave the directory, links to directories, and files that are not
+// regular are errors.
 //
 // # Verification
 //

@@ -11,9 +11,9 @@ import (
 // where it applies, the entry.
 var (
 	// ErrUnsafePath reports an archive entry name that could escape the
-	// extraction directory or is not a clean relative slash-separated path
-	// (absolute, "..", ".", empty elements, backslashes, drive letters,
-	// control characters).
+	// extraction directory or cannot be a file's name everywhere (absolute,
+	// "..", backslashes, drive letters, control characters): the refusals
+	// of [CleanName], the one name rule of every extractor.
 	ErrUnsafePath = errors.New("unsafe path")
 	// ErrDuplicate reports two entries with the same name, or a name used both
 	// as a file and as a directory.
@@ -23,12 +23,13 @@ var (
 	ErrFormat = errors.New("malformed archive")
 	// ErrUnsupported reports an entry this package does not handle: an
 	// encrypted entry, a compression method other than store and deflate, a
-	// symbolic link in an archive, or a file in a directory that is neither
-	// regular nor a symbolic link to a regular file.
+	// device, pipe or socket in an archive, or a file in a directory that
+	// is neither regular nor a symbolic link to a regular file.
 	ErrUnsupported = errors.New("unsupported entry")
 	// ErrLimit reports an archive beyond a limit in [Options]: total
 	// uncompressed size, compression ratio or number of files (a zip bomb).
-	ErrLimit = errors.New("limit exceeded")
+	// It is also source.ErrTooLarge, the sentinel of every source's limits.
+	ErrLimit = errors.New("package exceeds the size limits")
 	// ErrSymlinkOutside reports a symbolic link in a directory that points
 	// outside it.
 	ErrSymlinkOutside = errors.New("symbolic link points outside the package")

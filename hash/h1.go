@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"path"
 	"slices"
 	"strings"
 )
@@ -36,24 +38,37 @@ func summarize(files []fileSum) (Hash, error) {
 	return NewHash(SchemeH1, sum), nil
 }
 
-// checkName reports whether name is a clean, relative, slash-separated path
-// that is safe to create under a directory on any common operating system.
-func checkName(name string) error {
-	if name == "" || name[0] == '/' || strings.ContainsAny(name, "\\\x00") {
-		return ErrUnsafePath
+// CleanName is the one rule for an archive entry's name, whichever reader
+// extracts the archive: it validates name and returns it as a clean
+// slash-separated path relative to the package root, or "" for the root
+// itself ("./"). Names that are empty, absolute (a leading "/" or a drive
+// letter), hold a ".." element, a backslash, a NUL byte or another control
+// character (which no common file system takes everywhere, and a newline
+// no h1: summary can hold) are refused with an error wrapping
+// [ErrUnsafePath]; "." elements, empty elements and a trailing "/" are
+// cleaned away, as the extractors OpenTofu uses clean them, so that the
+// name hashed is the name of the file installed.
+func CleanName(name string) (string, error) {
+	switch {
+	case name == "":
+		return "", fmt.Errorf("%w: empty name", ErrUnsafePath)
+	case strings.HasPrefix(name, "/") || len(name) >= 2 && name[1] == ':':
+		return "", fmt.Errorf("%w: absolute path", ErrUnsafePath)
+	case strings.ContainsRune(name, '\\'):
+		return "", fmt.Errorf("%w: the name contains a backslash", ErrUnsafePath)
 	}
-	if len(name) >= 2 && name[1] == ':' {
-		return ErrUnsafePath // drive letter
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return ErrUnsafePath
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == 0x7f {
+			return "", fmt.Errorf("%w: the name contains the control character %q", ErrUnsafePath, c)
 		}
 	}
 	for elem := range strings.SplitSeq(name, "/") {
-		if elem == "" || elem == "." || elem == ".." {
-			return ErrUnsafePath
+		if elem == ".." {
+			return "", fmt.Errorf("%w: the path leaves the package directory", ErrUnsafePath)
 		}
 	}
-	return nil
+	if c := path.Clean(name); c != "." {
+		return c, nil
+	}
+	return "", nil
 }

@@ -247,7 +247,7 @@ func finishEntry(st *entryState, label string, sums []fileSum) error {
 	if err != nil {
 		return &PackageError{Path: label, Entry: st.e.name, Err: err}
 	}
-	sums[st.e.slot] = fileSum{name: st.e.name, sum: sum}
+	sums[st.e.slot] = fileSum{name: st.e.path, sum: sum}
 	return nil
 }
 

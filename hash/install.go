@@ -17,9 +17,15 @@ import (
 // dir must not exist, or be empty. The archive is extracted into a new
 // directory next to dir, which is renamed to dir only once the archive is
 // verified, so that on any error (a [*MismatchError], a malformed archive)
-// nothing is installed. Files are created with mode 0644, or 0755 when the
-// archive records an executable bit; directory entries become (possibly
-// empty) directories.
+// nothing is installed. Entry types and permission bits are read as
+// archive/zip reads them ([archive/zip.FileHeader.Mode]: Unix modes from Unix
+// and Mac OS X creators, MS-DOS attributes from FAT, NTFS and VFAT ones), so
+// that the tree installed is the one OpenTofu's extraction installs. Files
+// are created with mode 0644, or 0755 when the archive records an executable
+// bit; directory entries, by name or by attributes, become (possibly empty)
+// directories, any data they hold unread and left out of the h1; a symbolic
+// link becomes, as in OpenTofu's extraction, a regular file holding the
+// link's target.
 //
 // To learn which hashes may be added to the lock file, call [Verify] with
 // the returned hashes.
@@ -55,7 +61,7 @@ func (o Options) InstallReader(ctx context.Context, name string, r io.ReaderAt, 
 		}
 	}()
 	out := func(e *zipEntry) (io.WriteCloser, error) {
-		p := filepath.Join(tmp, filepath.FromSlash(e.name))
+		p := filepath.Join(tmp, filepath.FromSlash(e.path))
 		if e.isDir {
 			return nil, os.MkdirAll(p, 0o755)
 		}

@@ -5,19 +5,24 @@ import (
 	"strings"
 )
 
-// Default limits used when the corresponding [Options] field is zero.
+// Default limits used when the corresponding [Options] field is zero. The
+// size and file-count defaults are also the defaults of every source
+// (source.DefaultMaxBytes and source.DefaultMaxEntries are these), stated
+// here because package source imports this one: one set of limits for both
+// archive readers.
 const (
 	// DefaultMaxSize is the default limit on the total uncompressed size of
-	// an archive's files: 8 GiB, several times the largest provider package
+	// an archive's files: 4 GiB, several times the largest provider package
 	// known (about 650 MB unpacked).
-	DefaultMaxSize = 8 << 30
+	DefaultMaxSize = 4 << 30
 	// DefaultMaxRatio is the default limit on an entry's ratio of
 	// uncompressed to compressed size. Executables compress about 3:1 and
 	// text about 5–10:1; deflate cannot exceed about 1032:1.
 	DefaultMaxRatio = 200
-	// DefaultMaxFiles is the default limit on the number of files in an
-	// archive or directory.
-	DefaultMaxFiles = 1 << 17
+	// DefaultMaxFiles is the default limit on the number of entries in an
+	// archive (files, directories, links) or files in a directory: 50,000,
+	// many times the largest module package known (a few thousand files).
+	DefaultMaxFiles = 50000
 	// ratioFloor is the uncompressed size under which an entry's
 	// compression ratio is not checked: a small file of repetitive text can
 	// legitimately compress far better than DefaultMaxRatio.
@@ -33,14 +38,15 @@ type Options struct {
 	// out. Default false, the provider rule: every file counts.
 	Module bool
 	// MaxSize limits the total uncompressed size of an archive's files, in
-	// bytes. If 0, DefaultMaxSize (8 GiB) is used; if negative, no limit.
+	// bytes. If 0, DefaultMaxSize (4 GiB) is used; if negative, no limit.
 	MaxSize int64
 	// MaxRatio limits each archive entry's ratio of uncompressed to
 	// compressed size, for entries larger than 1 MiB uncompressed. If 0,
 	// DefaultMaxRatio (200) is used; if negative, no limit.
 	MaxRatio int
-	// MaxFiles limits the number of files in an archive or directory. If 0,
-	// DefaultMaxFiles (131072) is used; if negative, no limit.
+	// MaxFiles limits the number of entries in an archive or files in a
+	// directory. If 0, DefaultMaxFiles (50,000) is used; if negative, no
+	// limit.
 	MaxFiles int
 	// Concurrency is the number of goroutines that inflate and hash entries
 	// or files. If less than or equal to 0, runtime.GOMAXPROCS(0) is used.

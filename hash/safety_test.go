@@ -40,16 +40,18 @@ func TestZipSafety(t *testing.T) {
 	ok := []testFile{{name: "a/b.txt", data: []byte("hello\n")}, {name: "c", data: []byte(strings.Repeat("c", 100))}}
 	okZip := zipBytes(t, ok, false)
 	zeros := zipBytes(t, []testFile{{name: "zeros", data: make([]byte, 4<<20)}}, false)
-	symlink := func() []byte {
+	// A symbolic link is hashed as the file OpenTofu installs for it (its
+	// target as contents); a device cannot be installed at all.
+	withMode := func(mode os.FileMode) []byte {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
 		h := &zip.FileHeader{Name: "link"}
-		h.SetMode(os.ModeSymlink | 0o777)
+		h.SetMode(mode)
 		w, _ := zw.CreateHeader(h)
 		w.Write([]byte("/etc/passwd"))
 		zw.Close()
 		return buf.Bytes()
-	}()
+	}
 	tests := map[string]struct {
 		zip  []byte
 		opts Options
@@ -72,7 +74,8 @@ func TestZipSafety(t *testing.T) {
 		"bad crc":             {zip: patchCentral(t, okZip, "c", 16, 12345), want: ErrFormat},
 		"encrypted":           {zip: patchCentral(t, okZip, "c", 8, 0x0001|8<<16), want: ErrUnsupported},
 		"offset out of range": {zip: patchCentral(t, okZip, "c", 42, 1<<30), want: ErrFormat},
-		"symlink entry":       {zip: symlink, want: ErrUnsupported},
+		"symlink entry":       {zip: withMode(os.ModeSymlink | 0o777)},
+		"device entry":        {zip: withMode(os.ModeDevice | 0o644), want: ErrUnsupported},
 		"bomb ratio":          {zip: zeros, want: ErrLimit},
 		"bomb total":          {zip: zipBytes(t, []testFile{{name: "big", data: pseudoBinary(9, 3<<20)}}, false), opts: Options{MaxSize: 1 << 20}, want: ErrLimit},
 		"too many files":      {zip: okZip, opts: Options{MaxFiles: 1}, want: ErrLimit},

@@ -339,7 +339,7 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 			if e.csize > size-pos {
 				return &PackageError{Path: label, Entry: e.name, Err: formatErr("entry extends past the end of the archive (truncated?)")}
 			}
-			if out != nil && e.isDir && !(o.Module && IsVCSMetadata(e.name)) {
+			if out != nil && e.isDir && !(o.Module && IsVCSMetadata(e.path)) {
 				if _, err := out(e); err != nil {
 					return &PackageError{Path: label, Entry: e.name, Err: err}
 				}

@@ -1,24 +1,25 @@
 package hash
 
 import (
+	"archive/zip"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"io/fs"
 	"slices"
-	"strings"
 )
 
 // zipEntry is one central-directory record, validated.
 type zipEntry struct {
-	name    string
-	offset  int64 // of the local file header
+	name    string // as the archive spells it
+	path    string // the name cleaned by CleanName: the file's name in the tree and the h1; "" for the root
+	offset  int64  // of the local file header
 	csize   int64
 	usize   int64
 	method  uint16
 	crc     uint32
-	mode    fs.FileMode // permission bits and type, when recorded (Unix creator)
-	isDir   bool        // name ends in "/"
+	mode    fs.FileMode // type and permission bits, as archive/zip's FileHeader.Mode reads them
+	isDir   bool        // a directory: the name ends in "/", or the attributes say so
 	desc    bool        // a data descriptor follows the compressed data
 	skipped bool        // left out of the hash (directory, or VCS metadata in module mode)
 	slot    int         // index of the result, for files that count
@@ -171,48 +172,52 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 				field = field[8:]
 			}
 		}
-		if madeBy>>8 == 3 { // Unix
-			m := attrs >> 16
-			e.mode = fs.FileMode(m & 0o777)
-			switch m & 0o170000 {
-			case 0o120000:
-				e.mode |= fs.ModeSymlink
-			case 0o040000:
-				e.mode |= fs.ModeDir
-			case 0o100000, 0:
-			default:
-				e.mode |= fs.ModeIrregular
-			}
+		// The type and permission bits as archive/zip reads them (and so
+		// OpenTofu, which extracts with it): Unix modes for the Unix and
+		// Mac OS X creators, MS-DOS attributes for FAT, NTFS and VFAT, and a
+		// directory for a name ending in "/" whatever the creator. One rule,
+		// so that the tree installed here is the tree archive/zip installs.
+		e.mode = (&zip.FileHeader{Name: e.name, CreatorVersion: madeBy, ExternalAttrs: attrs}).Mode()
+		e.isDir = e.mode.IsDir()
+		if !e.isDir && e.mode&fs.ModeSymlink != 0 {
+			// A symbolic link is installed as OpenTofu's extraction
+			// (go-getter's, on archive/zip) installs it: a regular file
+			// holding the link's target, with the link's permission bits.
+			// So the h1 is that of tofu's tree, and no link is created.
+			e.mode &^= fs.ModeSymlink
 		}
-		e.isDir = strings.HasSuffix(e.name, "/")
 		e.desc = flags&8 != 0
-		if err := checkName(strings.TrimSuffix(e.name, "/")); err != nil {
+		var err error
+		if e.path, err = CleanName(e.name); err != nil {
 			return nil, &PackageError{Entry: e.name, Err: err}
 		}
+		if e.path == "" && !e.isDir {
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: a file named as the package root", ErrUnsafePath)}
+		}
 		switch {
+		case e.isDir:
+			// A directory's data, if any, is never read (as archive/zip's
+			// users do not open a directory): it is installed empty and
+			// left out of the h1:, its bytes counted in the zh: only.
 		case flags&1 != 0:
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: encrypted entry", ErrUnsupported)}
 		case e.method != 0 && e.method != 8:
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: compression method %d", ErrUnsupported, e.method)}
-		case e.mode&fs.ModeSymlink != 0:
-			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: symbolic link", ErrUnsupported)}
-		case e.mode&fs.ModeIrregular != 0 || (e.mode&fs.ModeDir != 0) != e.isDir && e.mode.Type() != 0:
-			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: file type %o", ErrUnsupported, attrs>>16)}
-		case e.isDir && e.usize != 0:
-			return nil, &PackageError{Entry: e.name, Err: formatErr("directory entry with contents")}
+		case e.mode.Type() != 0:
+			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: file type %v", ErrUnsupported, e.mode.Type())}
 		case e.method == 0 && e.csize != e.usize:
 			return nil, &PackageError{Entry: e.name, Err: formatErr("stored entry with compressed size %d and size %d", e.csize, e.usize)}
-		case e.offset > size || e.csize > size-e.offset:
-			return nil, &PackageError{Entry: e.name, Err: formatErr("entry extends past the end of the archive (truncated?)")}
-		}
-		if e.usize > ratioFloor && e.usize/max(e.csize, 1) > o.maxRatio() {
+		case e.usize > ratioFloor && e.usize/max(e.csize, 1) > o.maxRatio():
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: compression ratio %d:1 above %d:1", ErrLimit, e.usize/max(e.csize, 1), o.maxRatio())}
+		}
+		if e.offset > size || e.csize > size-e.offset {
+			return nil, &PackageError{Entry: e.name, Err: formatErr("entry extends past the end of the archive (truncated?)")}
 		}
 		total += e.usize
 		if total > o.maxSize() || total < 0 {
 			return nil, &PackageError{Entry: e.name, Err: fmt.Errorf("%w: total uncompressed size above %d bytes", ErrLimit, o.maxSize())}
 		}
-		e.skipped = e.isDir || o.Module && IsVCSMetadata(e.name)
+		e.skipped = e.isDir || o.Module && IsVCSMetadata(e.path)
 		entries = append(entries, e)
 	}
 	// A central directory record right after the declared ones: the
@@ -224,10 +229,13 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 			return nil, formatErr("central directory holds more records than the %d declared", count)
 		}
 	}
-	// Names: no duplicates, no name both a file and a directory.
+	// Names: no duplicates, no name both a file and a directory (the
+	// root, which the destination is, aside).
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.name, "/"))
+		if e.path != "" {
+			names = append(names, e.path)
+		}
 	}
 	slices.Sort(names)
 	for i := 1; i < len(names); i++ {
@@ -239,12 +247,12 @@ func (o Options) readDirectory(r io.ReaderAt, size int64) ([]zipEntry, error) {
 	files := make(map[string]bool)
 	for _, e := range entries {
 		if !e.isDir {
-			files[e.name] = true
+			files[e.path] = true
 		}
 	}
 	for _, e := range entries {
-		n := e.name
-		for i := len(n) - 2; i > 0; i-- {
+		n := e.path
+		for i := len(n) - 1; i > 0; i-- {
 			if n[i] == '/' && files[n[:i]] {
 				return nil, &PackageError{Entry: n[:i], Err: fmt.Errorf("%w: used as a file and as a directory", ErrDuplicate)}
 			}

@@ -1,24 +1,29 @@
 package source
 
-import "errors"
+import "github.com/tflock/tflock/hash"
 
-// Default limits, used where a [Limits] field is zero. They are stated here
-// and nowhere else; every source applies them through its Options' Limits
-// field.
+// Default limits, used where a [Limits] field is zero. Every source applies
+// them through its Options' Limits field. They are the hash package's
+// defaults, so that both archive readers (the extractor the sources share
+// and the cache's one-pass reader, hash.Options.InstallReader) apply one
+// set of limits.
 const (
 	// DefaultMaxBytes is the default of [Limits.MaxBytes]: 4 GiB, several
-	// times the largest provider package known (about 650 MB unpacked).
-	DefaultMaxBytes int64 = 4 << 30
+	// times the largest provider package known (about 650 MB unpacked). It
+	// is [hash.DefaultMaxSize].
+	DefaultMaxBytes int64 = hash.DefaultMaxSize
 	// DefaultMaxEntries is the default of [Limits.MaxEntries]: 50,000
 	// entries, many times the largest module package known (a few
-	// thousand files).
-	DefaultMaxEntries = 50000
+	// thousand files). It is [hash.DefaultMaxFiles].
+	DefaultMaxEntries = hash.DefaultMaxFiles
 )
 
 // ErrTooLarge is wrapped by the error for a package that exceeds the
 // [Limits]: an archive larger than MaxBytes, one that declares or expands to
-// more than MaxBytes, or one with more than MaxEntries entries.
-var ErrTooLarge = errors.New("package exceeds the size limits")
+// more than MaxBytes, or one with more than MaxEntries entries. It is
+// [hash.ErrLimit], so that one sentinel matches whichever archive reader
+// refused the package.
+var ErrTooLarge = hash.ErrLimit
 
 // Limits bound what one package may cost on disk. Every source that
 // downloads or extracts an archive (registry, network and filesystem

@@ -53,7 +53,7 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 			return o.HashZipReader(ctx, r, size)
 		})
 		if err != nil {
-			return Entry{}, false, &source.Error{Source: f.Location, Package: pkg, Err: archiveErr(err)}
+			return Entry{}, false, &source.Error{Source: f.Location, Package: pkg, Err: err}
 		}
 		computed = []hash.Hash{sum.H1}
 		if !isModule(pkg) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
-	"github.com/tflock/tflock/source/internal/archive"
 )
 
 // unpack extracts the archive a source delivered (f.Archive) into dir,
@@ -17,46 +16,17 @@ import (
 // (by the module rule when module is set) and its zh:. The archive is read
 // once: its bytes are digested for zh: as they are read, each entry is
 // inflated once, and each file is digested for h1: as it is written, so
-// the tree stored is exactly the tree hashed (hash.Options.Install).
-//
-// An archive holding symbolic links, which that one-pass reader does not
-// create, goes through the extractor the sources share (which allows links
-// that resolve inside the package) and is hashed after extraction.
+// the tree stored is exactly the tree hashed (hash.Options.Install). That
+// reader takes the same rules as the extractor the sources share (entry
+// types and modes, names, limits, errors), so there is no second path: an
+// archive it refuses, the shared extractor refuses too.
 //
 // An archive still arriving (f.Pending) is read as its bytes come.
 func unpack(ctx context.Context, f *source.Fetched, dir string, module bool) (hash.ZipSum, error) {
 	o := archiveOptions(f, module)
-	sum, err := readArchive(f, func(r io.ReaderAt, size int64) (hash.ZipSum, error) {
+	return readArchive(f, func(r io.ReaderAt, size int64) (hash.ZipSum, error) {
 		return o.InstallReader(ctx, f.Archive, r, size, dir, nil)
 	})
-	switch {
-	case err == nil:
-		return sum, nil
-	case !errors.Is(err, hash.ErrUnsupported):
-		return hash.ZipSum{}, archiveErr(err)
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return hash.ZipSum{}, err
-	}
-	if err := archive.ExtractZipFile(ctx, f.Archive, dir, archive.Options{Limits: f.Limits.WithDefaults(), Symlinks: true, Module: module}); err != nil {
-		return hash.ZipSum{}, err
-	}
-	if sum.ZH, err = hash.ZH(f.Archive); err != nil {
-		return hash.ZipSum{}, err
-	}
-	if sum.H1, err = h1Dir(dir, module); err != nil {
-		return hash.ZipSum{}, err
-	}
-	return sum, nil
-}
-
-// archiveErr makes an archive beyond its source's limits an error wrapping
-// source.ErrTooLarge, the one sentinel callers match whatever the source.
-func archiveErr(err error) error {
-	if errors.Is(err, hash.ErrLimit) {
-		return fmt.Errorf("%w: %w", source.ErrTooLarge, err)
-	}
-	return err
 }
 
 // archiveOptions are the hashing options for reading the archive f
@@ -105,13 +75,8 @@ func readArchive(f *source.Fetched, read func(r io.ReaderAt, size int64) (hash.Z
 }
 
 // statedZHOr returns the mismatch error if the complete archive f
-// delivered is not the one whose zh: its source stated, else err. An
-// archive that needs the other extractor (hash.ErrUnsupported) is not a
-// failure: err is returned as it is.
+// delivered is not the one whose zh: its source stated, else err.
 func statedZHOr(f *source.Fetched, err error) error {
-	if errors.Is(err, hash.ErrUnsupported) {
-		return err
-	}
 	if merr := checkStatedZH(f); merr != nil {
 		return merr
 	}

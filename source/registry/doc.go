@@ -76,7 +76,8 @@
 // git and OCI locations back to the dispatcher; it is gone.) A
 // "//SUBDIR" in the location is reported in Fetched.Subdir. Archives are
 // extracted by the extractor every source shares: no entry may leave the
-// package directory, symbolic links must resolve inside it, size and entry
+// package directory, a tar.gz's symbolic links must resolve inside it (a
+// zip's are files holding their target, as tofu installs them), size and entry
 // count are bounded by [Options.Limits] (an error wrapping
 // [source.ErrTooLarge]), and a module package's version-control metadata
 // (".git", ".hg", ".svn", ".bzr": the one rule,

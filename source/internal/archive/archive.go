@@ -4,10 +4,12 @@
 //
 // No entry may leave the destination: absolute paths, drive letters,
 // backslashes, NUL bytes and ".." elements are refused, as is writing
-// through a symbolic link. Symbolic links are refused unless
+// through a symbolic link. A tar archive's symbolic links are refused unless
 // [Options.Symlinks] is set; then each must resolve inside the destination,
 // which is checked once the whole tree exists so that chains of links are
-// caught. An entry present twice is refused.
+// caught. A zip archive's symbolic links are regular files holding their
+// target, as OpenTofu's extraction (archive/zip and go-getter) writes them.
+// An entry present twice is refused.
 //
 // A module package ([Options.Module]) is extracted without its
 // version-control metadata: entries that [hash.IsVCSMetadata] names are
@@ -23,8 +25,13 @@
 // can be read twice (a file), it is counted once before anything is
 // written.
 //
-// Every refusal is an [*Error] wrapping [ErrUnsafe] or [ErrTooLarge]. On
-// any error, what the extraction wrote into the destination is removed.
+// Entry names follow [hash.CleanName], entry types and modes
+// archive/zip's FileHeader.Mode: the rules of the cache's one-pass reader
+// (hash.Options.InstallReader) too, so that both install one tree.
+//
+// Every refusal is an [*Error] wrapping [ErrUnsafe] or [ErrTooLarge], and
+// matching the hash package's sentinel for the same refusal. On any error,
+// what the extraction wrote into the destination is removed.
 package archive
 
 import (
@@ -51,8 +58,10 @@ type Options struct {
 	// Limits bound the number of entries and the total size. The zero
 	// value applies the defaults [source.Limits] states.
 	Limits source.Limits
-	// Symlinks allows symbolic links that resolve inside the destination.
-	// Default false: any symbolic link is refused.
+	// Symlinks allows symbolic links in a tar archive that resolve inside
+	// the destination. Default false: any such link is refused. A zip
+	// archive's links are always files holding their target, as OpenTofu
+	// installs them.
 	Symlinks bool
 	// Module extracts a module package: entries under version-control
 	// metadata ([hash.IsVCSMetadata]) are skipped. Default false, the
@@ -73,11 +82,16 @@ var (
 )
 
 // Error reports an archive that cannot be extracted safely. Err wraps
-// [ErrUnsafe] or [ErrTooLarge].
+// [ErrUnsafe] or [ErrTooLarge]. The error also matches the sentinel of the
+// hash package that names the same refusal ([hash.ErrUnsafePath],
+// [hash.ErrDuplicate], [hash.ErrFormat], [hash.ErrUnsupported],
+// [hash.ErrSymlinkOutside]; [ErrTooLarge] is [hash.ErrLimit]), so that a
+// caller matches one set of errors whichever reader refused the archive.
 type Error struct {
 	Entry  string // the offending entry as the archive names it; empty when about the whole archive
 	Err    error
 	reason string // Err's text without the sentinel's
+	kind   error  // the hash sentinel of the refusal, or nil
 }
 
 // Reason returns what is wrong, without the sentinel's text and the entry
@@ -96,16 +110,25 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("archive entry %q: %v", e.Entry, e.Err)
 }
 
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap returns the cause and the hash sentinel of the refusal.
+func (e *Error) Unwrap() []error {
+	if e.kind == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Err, e.kind}
+}
 
 func newError(entry string, sentinel error, format string, args ...any) *Error {
 	reason := fmt.Sprintf(format, args...)
 	return &Error{Entry: entry, Err: fmt.Errorf("%w: %s", sentinel, reason), reason: reason}
 }
 
-func unsafeErr(entry, format string, args ...any) error {
-	return newError(entry, ErrUnsafe, format, args...)
+// unsafeErr is an error wrapping ErrUnsafe that also matches kind, the
+// hash package's sentinel for the same refusal.
+func unsafeErr(entry string, kind error, format string, args ...any) error {
+	e := newError(entry, ErrUnsafe, format, args...)
+	e.kind = kind
+	return e
 }
 
 func tooLarge(format string, args ...any) error {
@@ -136,27 +159,13 @@ func FormatOf(name string) Format {
 }
 
 // CleanName validates an entry name and returns it as a clean
-// slash-separated path relative to the root, or "" for the root itself. The
-// error wraps [ErrUnsafe].
+// slash-separated path relative to the root, or "" for the root itself, by
+// [hash.CleanName], the one name rule of both extractors. The error wraps
+// [ErrUnsafe] and [hash.ErrUnsafePath].
 func CleanName(name string) (string, error) {
-	switch {
-	case name == "":
-		return "", unsafeErr(name, "empty name")
-	case strings.ContainsRune(name, 0):
-		return "", unsafeErr(name, "the name contains a NUL byte")
-	case strings.Contains(name, `\`):
-		return "", unsafeErr(name, "the name contains a backslash")
-	case strings.HasPrefix(name, "/") || filepath.IsAbs(name) || (len(name) >= 2 && name[1] == ':'):
-		return "", unsafeErr(name, "absolute path")
-	}
-	for _, el := range strings.Split(name, "/") {
-		if el == ".." {
-			return "", unsafeErr(name, "the path leaves the destination directory")
-		}
-	}
-	c := path.Clean(name)
-	if c == "." {
-		return "", nil
+	c, err := hash.CleanName(name)
+	if err != nil {
+		return "", unsafeErr(name, hash.ErrUnsafePath, "%s", strings.TrimPrefix(err.Error(), hash.ErrUnsafePath.Error()+": "))
 	}
 	return c, nil
 }
@@ -216,7 +225,7 @@ func (x *extractor) entry(name string) (string, error) {
 	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
 		fi, err := os.Lstat(filepath.Join(x.root, filepath.FromSlash(dir)))
 		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return "", unsafeErr(name, "written through a symbolic link")
+			return "", unsafeErr(name, hash.ErrUnsafePath, "written through a symbolic link")
 		}
 	}
 	return rel, nil
@@ -238,7 +247,7 @@ func (x *extractor) count() error {
 // the entry is written.
 func (x *extractor) reserve(name string, n int64) error {
 	if n < 0 {
-		return unsafeErr(name, "negative size %d", n)
+		return unsafeErr(name, hash.ErrFormat, "negative size %d", n)
 	}
 	if n > x.lim.MaxBytes-x.total {
 		return tooLarge("the archive expands to more than %d bytes", x.lim.MaxBytes)
@@ -264,7 +273,7 @@ func (x *extractor) writeFile(name, rel string, mode fs.FileMode, declared int64
 	}
 	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 	if errors.Is(err, fs.ErrExist) {
-		return unsafeErr(name, "the archive holds this file twice")
+		return unsafeErr(name, hash.ErrDuplicate, "the archive holds this file twice")
 	}
 	if err != nil {
 		return err
@@ -278,23 +287,23 @@ func (x *extractor) writeFile(name, rel string, mode fs.FileMode, declared int64
 		// archive/zip reports reading past the declared size as ErrFormat.
 		return newError(name, ErrTooLarge, "the entry holds more than the %d bytes its header declares", declared)
 	case err != nil:
-		return unsafeErr(name, "%v", err)
+		return unsafeErr(name, hash.ErrFormat, "%v", err)
 	case n < declared:
-		return unsafeErr(name, "the entry holds %d bytes, but its header declares %d", n, declared)
+		return unsafeErr(name, hash.ErrFormat, "the entry holds %d bytes, but its header declares %d", n, declared)
 	}
 	return nil
 }
 
 func (x *extractor) symlink(name, rel, target string) error {
 	if !x.o.Symlinks {
-		return unsafeErr(name, "symbolic links are not allowed")
+		return unsafeErr(name, hash.ErrUnsupported, "symbolic links are not allowed")
 	}
 	if strings.HasPrefix(target, "/") || filepath.IsAbs(target) || strings.ContainsAny(target, "\\\x00") {
-		return unsafeErr(name, "the symbolic link points to an absolute path")
+		return unsafeErr(name, hash.ErrSymlinkOutside, "the symbolic link points to an absolute path")
 	}
 	resolved := path.Join(path.Dir(rel), target)
 	if resolved == ".." || strings.HasPrefix(resolved, "../") {
-		return unsafeErr(name, "the symbolic link points outside the destination")
+		return unsafeErr(name, hash.ErrSymlinkOutside, "the symbolic link points outside the destination")
 	}
 	dst := filepath.Join(x.root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -302,7 +311,7 @@ func (x *extractor) symlink(name, rel, target string) error {
 	}
 	if err := os.Symlink(target, dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return unsafeErr(name, "the archive holds this file twice")
+			return unsafeErr(name, hash.ErrDuplicate, "the archive holds this file twice")
 		}
 		return err
 	}
@@ -329,11 +338,11 @@ func (x *extractor) checkLinks() error {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // dangling, and lexically inside
 			}
-			return unsafeErr(name, "%v", err)
+			return unsafeErr(name, hash.ErrSymlinkOutside, "%v", err)
 		}
 		r, err := filepath.Rel(root, target)
 		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return unsafeErr(name, "the symbolic link resolves outside the destination")
+			return unsafeErr(name, hash.ErrSymlinkOutside, "the symbolic link resolves outside the destination")
 		}
 	}
 	return nil
@@ -358,7 +367,7 @@ func ExtractZipFile(ctx context.Context, file, dir string, o Options) error {
 func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dir string, o Options) error {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return unsafeErr("", "not a valid zip archive: %v", err)
+		return unsafeErr("", hash.ErrFormat, "not a valid zip archive: %v", err)
 	}
 	x := newExtractor(ctx, dir, o)
 	return x.done(x.zip(zr))
@@ -386,20 +395,15 @@ func (x *extractor) zip(zr *zip.Reader) error {
 			continue
 		}
 		mode := f.Mode()
+		if !mode.IsDir() && mode&fs.ModeSymlink != 0 {
+			// A symbolic link in a zip is installed as OpenTofu's
+			// extraction installs it, and as the cache's one-pass reader
+			// does: a regular file holding the link's target.
+			mode &^= fs.ModeSymlink
+		}
 		switch {
 		case mode.IsDir():
 			err = x.mkdir(rel)
-		case mode&fs.ModeSymlink != 0:
-			var target []byte
-			rc, oerr := f.Open()
-			if oerr != nil {
-				return unsafeErr(f.Name, "%v", oerr)
-			}
-			target, err = io.ReadAll(io.LimitReader(rc, 4096))
-			rc.Close()
-			if err == nil {
-				err = x.symlink(f.Name, rel, string(target))
-			}
 		case mode.IsRegular():
 			size := int64(f.UncompressedSize64) // bounded by MaxBytes above
 			if err := x.reserve(f.Name, size); err != nil {
@@ -407,12 +411,12 @@ func (x *extractor) zip(zr *zip.Reader) error {
 			}
 			rc, oerr := f.Open()
 			if oerr != nil {
-				return unsafeErr(f.Name, "%v", oerr)
+				return unsafeErr(f.Name, hash.ErrFormat, "%v", oerr)
 			}
 			err = x.writeFile(f.Name, rel, mode, size, rc)
 			rc.Close()
 		default:
-			err = unsafeErr(f.Name, "unsupported entry type %v", mode.Type())
+			err = unsafeErr(f.Name, hash.ErrUnsupported, "unsupported entry type %v", mode.Type())
 		}
 		if err != nil {
 			return err
@@ -448,7 +452,7 @@ func ExtractTarGz(ctx context.Context, r io.Reader, dir string, o Options) error
 func (x *extractor) tarGz(r io.Reader, write bool) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
-		return unsafeErr("", "not a valid gzip stream: %v", err)
+		return unsafeErr("", hash.ErrFormat, "not a valid gzip stream: %v", err)
 	}
 	defer gz.Close()
 	tr := tar.NewReader(gz)
@@ -461,7 +465,7 @@ func (x *extractor) tarGz(r io.Reader, write bool) error {
 			return x.checkLinks()
 		}
 		if err != nil {
-			return unsafeErr("", "not a valid tar archive: %v", err)
+			return unsafeErr("", hash.ErrFormat, "not a valid tar archive: %v", err)
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader || !write {
 			// Counted only: metadata for the whole archive, or the
@@ -496,7 +500,7 @@ func (x *extractor) tarGz(r io.Reader, write bool) error {
 		case tar.TypeSymlink:
 			err = x.symlink(h.Name, rel, h.Linkname)
 		default:
-			err = unsafeErr(h.Name, "unsupported entry type %q", h.Typeflag)
+			err = unsafeErr(h.Name, hash.ErrUnsupported, "unsupported entry type %q", h.Typeflag)
 		}
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,6 +107,9 @@ func TestExtract(t *testing.T) {
 		"LinkChain":    {entries: []entry{{name: "sub", link: "."}, {name: "l", link: "sub/.."}}, opts: links, unsafe: true},
 	} {
 		for format, data := range map[string][]byte{"zip": zipOf(t, tc.entries), "tgz": tgzOf(t, tc.entries)} {
+			if format == "zip" && slices.ContainsFunc(tc.entries, func(e entry) bool { return e.link != "" }) {
+				continue // a zip's links are files: TestOnePassReaderInstallsTheExtractorsTree
+			}
 			t.Run(name+"/"+format, func(t *testing.T) {
 				base := t.TempDir()
 				dir := filepath.Join(base, "out")
@@ -234,6 +238,8 @@ func TestCleanName(t *testing.T) {
 		"C:/x":          "!",
 		"":              "!",
 		"nul\x00byte":   "!",
+		"new\nline":     "!",
+		"bell\a":        "!",
 		"..hidden/file": "..hidden/file",
 	}
 	for in, want := range tests {
