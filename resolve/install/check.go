@@ -27,7 +27,7 @@ import (
 // way by both (directories, platform, the lock file as read leniently,
 // its flavour and default registry host, the state's requirements).
 // Check uses Dir, FS, Config, InstallDir, Platform, Requirements,
-// StateFile, Flavor, Header, Variables and, of Resolve, Lock,
+// StateFile, Flavor, Header, Variables, Words and, of Resolve, Lock,
 // DevOverrides and Reattach (providers neither required in the lock file
 // nor checked, as in OpenTofu), DefaultHost and TranslatePredecessor
 // (validated only); the fields about resolving, fetching and installing
@@ -118,6 +118,17 @@ var problemKindNames = [...]string{
 	ProblemModuleMismatch:     "module mismatch",
 }
 
+// remedy is the kind of remedy for a problem of kind k.
+func (k ProblemKind) remedy() RemedyKind {
+	switch k {
+	case ProblemConstraintsChanged, ProblemLockEdited:
+		return RemedyUpgrade
+	case ProblemManagedRef:
+		return RemedyEditSource
+	}
+	return RemedyInit
+}
+
 // String returns a short lower-case name for the kind.
 func (k ProblemKind) String() string {
 	if k > 0 && int(k) < len(problemKindNames) {
@@ -151,6 +162,11 @@ type Problem struct {
 	Message string
 	// Err is the error of the installation kinds, else nil.
 	Err error
+	// Remedy is what to do, for this package or call: [RemedyInit] for
+	// what is not selected, locked or installed as the lock file says,
+	// [RemedyUpgrade] for constraints that no longer allow the locked
+	// version, [RemedyEditSource] for [ProblemManagedRef].
+	Remedy Remedy
 }
 
 // String returns Message.
@@ -237,9 +253,9 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
 				pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String())
 				problems = append(problems, pr)
-			case managedProblem(q, ml) != "":
+			case managedProblem(q, ml, s.words) != "":
 				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
-				pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml)
+				pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml, s.words)
 				problems = append(problems, pr)
 			}
 		}
@@ -255,7 +271,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	})
 	res := &CheckResult{}
 	if unlockedModules {
-		res.Warnings = append(res.Warnings, ModulesNotLockedWarning)
+		res.Warnings = append(res.Warnings, modulesNotLockedWarning(s.words, RemedyInit))
 	}
 	var errs []error
 	var installed []Problem
@@ -324,14 +340,23 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 			skip[p.Call] = true
 		}
 	}
-	if err := checkModules(ctx, opts, lock, tree, skip, &errs, &installed); err != nil {
+	if err := checkModules(ctx, opts, &s.words, lock, tree, skip, &errs, &installed); err != nil {
 		return nil, err
 	}
 	// OpenTofu's order: by message.
 	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Message, b.Message) })
 	res.Problems = append(problems, installed...)
+	for i, p := range res.Problems {
+		res.Problems[i].Remedy = remedyFor(p.Kind.remedy(), p.Package, p.Call)
+		// Installing a module is tofu's own remedy.
+		res.Problems[i].Remedy.Modules = p.Call != "" && p.Kind != ProblemModuleNotInstalled
+	}
 	if len(problems) > 0 {
-		errs = append([]error{&InconsistentLockError{Problems: problems, Initial: initial}}, errs...)
+		ie := &InconsistentLockError{Problems: problems, Initial: initial, Remedy: Remedy{Kind: RemedyUpgrade}, words: &s.words}
+		if initial {
+			ie.Remedy.Kind = RemedyInit
+		}
+		errs = append([]error{ie}, errs...)
 	}
 	return res, errors.Join(errs...)
 }
@@ -413,7 +438,7 @@ type installedTree struct {
 // not installed" (tofu's words); with a lock entry that applies, the
 // installed package must be the one it locks ([verifyInstalledModule]).
 // skip are the calls whose lock entry a lock file problem was reported for.
-func checkModules(ctx context.Context, opts CheckOptions, lock *lockfile.File, tree *installedTree, skip map[string]bool, errs *[]error, problems *[]Problem) error {
+func checkModules(ctx context.Context, opts CheckOptions, w *Words, lock *lockfile.File, tree *installedTree, skip map[string]bool, errs *[]error, problems *[]Problem) error {
 	adopted := modulesAdopted(lock)
 	modules := filepath.Join(opts.InstallDir, "modules")
 	for _, key := range slices.Sorted(maps.Keys(tree.calls)) {
@@ -427,7 +452,7 @@ func checkModules(ctx context.Context, opts CheckOptions, lock *lockfile.File, t
 		pkg := source.ModulePackage{Source: mc.Address.LockSource()}
 		rec, ok := tree.recs[key]
 		if !ok || tree.missing[key] {
-			err := &ModuleNotInstalledError{Call: key, Dir: filepath.Join(modules, key), Range: mc.DeclRange}
+			err := &ModuleNotInstalledError{Call: key, Dir: filepath.Join(modules, key), Range: mc.DeclRange, Remedy: Remedy{Kind: RemedyInit, Module: key}, words: w}
 			*errs = append(*errs, err)
 			*problems = append(*problems, Problem{Kind: ProblemModuleNotInstalled, Package: pkg, Call: key, Range: mc.DeclRange, Message: err.Error(), Err: err})
 			continue
