@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,7 +175,12 @@ func (p Problem) String() string { return p.Message }
 // names ([*ModuleMismatchError]): its package hashes to one of the lock's
 // h1: hashes, it is installed from the subdirectory the lock binds (the
 // location's "subdir", then the call's own), at the locked version, and a
-// git checkout at the locked commit. All problems are returned,
+// git checkout at the locked commit. A local module call that
+// modules.json records must be recorded in the directory its source names
+// (tofu loads a local module from its record too), which inside a remote
+// package must be one that package's hashes cover: not outside it, not in
+// its version-control metadata ([*ModuleMismatchError]; whether the lock
+// file records modules or not). All problems are returned,
 // joined, and listed typed in [CheckResult.Problems]; the result lists
 // the providers that passed. errors.As finds the [*InconsistentLockError]
 // (whose Problems are the lock file kinds) and each [*NotInstalledError]
@@ -418,7 +424,15 @@ func checkModules(ctx context.Context, opts CheckOptions, lock *lockfile.File, t
 	modules := filepath.Join(opts.InstallDir, "modules")
 	for _, key := range slices.Sorted(maps.Keys(tree.calls)) {
 		mc := tree.calls[key]
-		if mc.Kind == resolve.ModuleSourceLocal || mc.Address == nil {
+		if mc.Kind == resolve.ModuleSourceLocal {
+			if err := checkLocalCall(opts, key, mc, tree); err != nil {
+				me := &ModuleMismatchError{Call: key, Dir: filepath.Join(opts.Dir, filepath.FromSlash(tree.recs[key].Dir)), Err: err}
+				*errs = append(*errs, me)
+				*problems = append(*problems, Problem{Kind: ProblemModuleMismatch, Package: source.ModulePackage{Source: mc.Source}, Call: key, Range: mc.DeclRange, Message: me.Error(), Err: me})
+			}
+			continue
+		}
+		if mc.Address == nil {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -444,6 +458,56 @@ func checkModules(ctx context.Context, opts CheckOptions, lock *lockfile.File, t
 		}
 	}
 	return nil
+}
+
+// checkLocalCall checks the modules.json record of the local module call
+// key. Tofu loads a local module, as any other, from the directory its
+// record names, so that directory must be the one the call's source names
+// (joined to its caller's recorded directory, as tofu's installer records
+// it); and inside a remote package, one that package's hashes cover: not
+// outside the package, not in its version-control metadata (left out of
+// h1:). A call with no record, or whose caller has none, is not checked.
+func checkLocalCall(opts CheckOptions, key string, mc *config.ModuleCall, tree *installedTree) error {
+	rec, ok := tree.recs[key]
+	if !ok {
+		return nil
+	}
+	callerKey, _, _ := cutLast(key)
+	caller, ok := tree.recs[callerKey]
+	if !ok {
+		return nil
+	}
+	want := path.Join(filepath.ToSlash(caller.Dir), mc.Source)
+	if got := path.Clean(filepath.ToSlash(rec.Dir)); got != want {
+		return fmt.Errorf("modules.json records the directory %s, where the call's source %q names %s", rec.Dir, mc.Source, want)
+	}
+	for k := callerKey; k != ""; k, _, _ = cutLast(k) {
+		c := tree.calls[k]
+		if c == nil || c.Kind == resolve.ModuleSourceLocal {
+			continue
+		}
+		root, err1 := filepath.Abs(filepath.Join(opts.InstallDir, "modules", k))
+		dir, err2 := filepath.Abs(filepath.Join(opts.Dir, filepath.FromSlash(want)))
+		rel, err3 := filepath.Rel(root, dir)
+		switch {
+		case errors.Join(err1, err2, err3) != nil || rel != "." && !filepath.IsLocal(rel):
+			return fmt.Errorf("its directory %s is outside the package of module %q", want, k)
+		case hash.IsVCSMetadata(filepath.ToSlash(rel)):
+			return fmt.Errorf("its directory %s is version-control metadata of the package of module %q, which the package's hashes do not cover", want, k)
+		}
+		return nil
+	}
+	return nil
+}
+
+// cutLast splits a module call path into its caller's path ("" for the
+// root module) and the call's name.
+func cutLast(key string) (caller, name string, ok bool) {
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return "", key, false
+	}
+	return key[:i], key[i+1:], true
 }
 
 // readInstalled reads the requirements of one module modules.json lists,
