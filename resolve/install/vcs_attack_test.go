@@ -2,6 +2,7 @@ package install_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
@@ -55,6 +56,14 @@ func TestAttackLocalCallIntoVCSMetadata(t *testing.T) {
 			`{"Key":"app.n","Source":"./.hg/nested","Dir":".terraform/modules/app/.hg/nested"}]}`,
 	})
 	wantMismatch(t, dir, "app.n", "version-control metadata")
+
+	// Init with that install in place: its package hashes to the lock's
+	// h1:, but the nested module is not covered; it must not be kept.
+	if res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCache(t), ReadOnly: true}); err == nil {
+		t.Errorf("read-only Init kept the install, installed %v; warnings %v", installedDirs(t, dir), res.Warnings)
+	} else {
+		t.Log(err)
+	}
 }
 
 // TestAttackManifestRedirectsLocalCall: tofu loads every module, local
@@ -116,5 +125,103 @@ func wantMismatch(t *testing.T, dir, key, why string) {
 	}
 	if len(cr.Problems) != 1 || cr.Problems[0].Kind != install.ProblemModuleMismatch || cr.Problems[0].Call != key {
 		t.Errorf("problems %v, want one ProblemModuleMismatch of %s", cr.Problems, key)
+	}
+}
+
+// TestAttackInitKeepsTamperedInstall: Init with an install already in
+// place that the lock's hashes accept, but whose modules.json sends a
+// local call elsewhere (or whose package, as tofu installed it, holds a
+// nested module in VCS metadata the lock does not cover). Init must not
+// keep what the lock does not name: after it, Check passes, or Init fails.
+func TestAttackInitKeepsTamperedInstall(t *testing.T) {
+	files := map[string]string{
+		"main.tf":        "module \"n\" {\n  source = \"./nested\"\n}\n",
+		"nested/main.tf": "output \"which\" {\n  value = \"good\"\n}\n",
+	}
+	fx := registrytest.Fixtures{Modules: []registrytest.Module{{Addr: installtest.RegistryHost + "/acme/app/cloud", Versions: []registrytest.ModuleVersion{
+		{Version: "1.0.0", Files: files, Delivery: registrytest.DeliverHeader}}}}}
+	w := startWorldWith(t, installtest.Options{NoGit: true, Fixtures: &fx})
+	for _, tc := range []struct{ key, from, to string }{
+		{"app.n", ".terraform/modules/app/nested", "evil"},
+		{"local", "mods/x", "evil"},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"main.tf":        monoConfig("app") + "module \"local\" {\n  source = \"./mods/x\"\n}\n",
+				"mods/x/main.tf": "output \"which\" {\n  value = \"good\"\n}\n",
+				"evil/main.tf":   "output \"which\" {\n  value = \"evil\"\n}\n",
+			})
+			c := openCache(t)
+			initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: c})
+			man := filepath.Join(dir, ".terraform", "modules", install.ManifestFile)
+			b, err := os.ReadFile(man)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, dir, map[string]string{filepath.Join(".terraform", "modules", install.ManifestFile): strings.Replace(string(b), `"Dir":"`+tc.from+`"`, `"Dir":"`+tc.to+`"`, 1)})
+			if _, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, ReadOnly: true}); err != nil {
+				t.Logf("Init: %v", err)
+				return
+			}
+			if cr, err := install.Check(context.Background(), install.CheckOptions{Dir: dir}); err != nil || len(cr.Problems) > 0 {
+				b, _ := os.ReadFile(man)
+				t.Errorf("Init kept a modules.json that Check refuses: %v\n%s", err, b)
+			}
+		})
+	}
+}
+
+// TestAttackLocalCallOutOfPackage: a locked package whose module calls a
+// local module outside the package ("../other" from its root: another
+// call's installed package, or the configuration's own directories).
+// Its code is not covered by the package's h1:, and tofu refuses such a
+// path ("escapes module package"); Init must refuse it too, from a fresh
+// machine and with an install in place.
+func TestAttackLocalCallOutOfPackage(t *testing.T) {
+	other := map[string]string{"main.tf": "output \"which\" {\n  value = \"other\"\n}\n"}
+	od := t.TempDir()
+	writeFiles(t, od, other)
+	oh1, err := hash.Options{Module: true}.H1Dir(context.Background(), od)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(string(oh1), "h1:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The cache's entry of the other module, next to this one's.
+	otherEntry := "../h1-" + base64.RawURLEncoding.EncodeToString(sum)
+	for _, src := range []string{"../other", "../../../evil", "./x/../../other", otherEntry} {
+		t.Run(src, func(t *testing.T) {
+			files := map[string]string{"main.tf": "module \"n\" {\n  source = \"" + src + "\"\n}\n"}
+			fx := registrytest.Fixtures{Modules: []registrytest.Module{
+				{Addr: installtest.RegistryHost + "/acme/app/cloud", Versions: []registrytest.ModuleVersion{{Version: "1.0.0", Files: files, Delivery: registrytest.DeliverHeader}}},
+				{Addr: installtest.RegistryHost + "/acme/other/cloud", Versions: []registrytest.ModuleVersion{{Version: "1.0.0", Files: other, Delivery: registrytest.DeliverHeader}}},
+			}}
+			w := startWorldWith(t, installtest.Options{NoGit: true, Fixtures: &fx})
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"main.tf":      monoConfig("other", "app"),
+				"evil/main.tf": "output \"which\" {\n  value = \"evil\"\n}\n",
+			})
+			c := openCache(t)
+			first := t.TempDir()
+			writeFiles(t, first, map[string]string{"main.tf": monoConfig("other")})
+			initAndWrite(t, install.Options{Dir: first, Source: w.Source, Cache: c})
+			res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c})
+			if err == nil {
+				t.Errorf("Init accepted a local call out of its package: installed %v", installedDirs(t, dir))
+				if _, err := install.WriteLock(filepath.Join(dir, install.LockFileName), res); err != nil {
+					t.Fatal(err)
+				}
+				// Once more with the install in place.
+				if _, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: c, ReadOnly: true}); err == nil {
+					t.Errorf("read-only Init with the install in place accepted it too")
+				}
+				return
+			}
+			t.Log(err)
+		})
 	}
 }
