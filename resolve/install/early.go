@@ -46,15 +46,15 @@ func packageDiags(cfg *config.Config, pkgRoot string) hcl.Diagnostics {
 			if mc.Kind != resolve.ModuleSourceLocal || !ok {
 				continue
 			}
-			why := ""
+			summary, why := "", ""
 			switch rel, err := filepath.Rel(pkgRoot, d); {
 			case err != nil || rel != "." && !filepath.IsLocal(rel):
-				why = "which leads out of the module package it is part of"
+				summary, why = "Local module path escapes module package", "which leads out of the module package it is part of" // tofu's summary
 			case hash.IsVCSMetadata(filepath.ToSlash(rel)):
-				why = "which is version-control metadata of its module package, not covered by the package's hashes"
+				summary, why = "Invalid local module path", "which is version-control metadata of its module package, not covered by the package's hashes"
 			}
 			if why != "" {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid local module path",
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
 					Detail: fmt.Sprintf("The local module %q refers to %q, %s.", mc.Path, mc.Source, why), Subject: mc.SourceRange.Ptr()})
 			}
 		}
