@@ -175,7 +175,9 @@ func (p Problem) String() string { return p.Message }
 // names ([*ModuleMismatchError]): its package hashes to one of the lock's
 // h1: hashes, it is installed from the subdirectory the lock binds (the
 // location's "subdir", then the call's own), at the locked version, and a
-// git checkout at the locked commit. A local module call that
+// git checkout at the locked commit; a module lock that records no hash
+// tflock can check (only h9:, or none) binds nothing and is a
+// [*ModuleMismatchError] too, as a read-only Init refuses it. A local module call that
 // modules.json records must be recorded in the directory its source names
 // (tofu loads a local module from its record too), which inside a remote
 // package must be one that package's hashes cover: not outside it, not in
@@ -451,7 +453,13 @@ func checkModules(ctx context.Context, opts CheckOptions, lock *lockfile.File, t
 			continue
 		}
 		pkg.Version = ml.Version
-		if _, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml); err != nil {
+		_, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml)
+		if err == nil && unverifiable(ml) {
+			// Nothing bound what is installed: as a read-only Init
+			// refuses the entry, Check does not take the install.
+			err = errors.New("the lock file records no hash of it that tflock can check (h1: or zh:), so nothing binds what is installed")
+		}
+		if err != nil {
 			me := &ModuleMismatchError{Call: key, Dir: filepath.Join(modules, key), Err: err}
 			*errs = append(*errs, me)
 			*problems = append(*problems, Problem{Kind: ProblemModuleMismatch, Package: pkg, Call: key, Range: mc.DeclRange, Message: me.Error(), Err: me})
