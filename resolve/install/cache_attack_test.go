@@ -108,3 +108,32 @@ func TestAttackConcurrentRunsDifferentLocks(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackCacheEntryGainsVCSMetadata: a writer of the cache directory
+// adds version-control metadata to a module's entry (left out of its h1:,
+// so the entry still verifies). Module packages are installed without
+// any: the install from that entry holds none, with Reverify or without.
+func TestAttackCacheEntryGainsVCSMetadata(t *testing.T) {
+	w := startWorldWith(t, installtest.Options{NoGit: true})
+	cacheDir := t.TempDir()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": authorityConfig("1.1.0")})
+	initAndWrite(t, install.Options{Dir: dir, Source: w.Source, Cache: openCacheIn(cacheDir)})
+	entries, _ := filepath.Glob(filepath.Join(cacheDir, "objects", "h1-*", "README.md"))
+	if len(entries) != 1 {
+		t.Fatalf("module entries %v", entries)
+	}
+	entry := filepath.Dir(entries[0])
+	writeFiles(t, entry, map[string]string{".git/config": "[core]\n\tfsmonitor = evil\n", "sub/.svn/x.tf": "evil\n"})
+	for _, reverify := range []bool{false, true} {
+		freshMachine(t, dir)
+		if _, err := install.Init(context.Background(), install.Options{Dir: dir, Source: w.Source, Cache: openCacheIn(cacheDir), ReadOnly: true, Reverify: reverify}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{".git", "sub/.svn", "sub"} {
+			if _, err := os.Lstat(filepath.Join(dir, ".terraform", "modules", "vpc", p)); err == nil {
+				t.Errorf("reverify=%v: the install holds %s, which the cache's writer added", reverify, p)
+			}
+		}
+	}
+}
