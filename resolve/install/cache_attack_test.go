@@ -64,13 +64,10 @@ func TestAttackZhOnlyLockForgedRecord(t *testing.T) {
 	}
 }
 
-// TestAttackConcurrentRunsDifferentLocks: two runs at once on one cache
-// directory (two processes: two Cache values; and one Cache shared), one
-// with the lock file of 1.0.0 and one with that of 1.1.0, each from an
-// empty install directory. Each installs what its own lock names, and
-// neither lock file changes.
-func TestAttackConcurrentRunsDifferentLocks(t *testing.T) {
-	w := startWorldWith(t, installtest.Options{NoGit: true})
+// authorityLocks returns the lock files of authorityConfig 1.0.0 and
+// 1.1.0, by version.
+func authorityLocks(t *testing.T, w *installtest.World) map[string]string {
+	t.Helper()
 	lockOf := map[string]string{}
 	for _, v := range []string{"1.0.0", "1.1.0"} {
 		d := t.TempDir()
@@ -78,6 +75,17 @@ func TestAttackConcurrentRunsDifferentLocks(t *testing.T) {
 		initAndWrite(t, install.Options{Dir: d, Source: w.Source, Cache: openCache(t)})
 		lockOf[v] = readLock(t, d)
 	}
+	return lockOf
+}
+
+// TestAttackConcurrentRunsDifferentLocks: two runs at once on one cache
+// directory (two processes: two Cache values; and one Cache shared), one
+// with the lock file of 1.0.0 and one with that of 1.1.0, each from an
+// empty install directory. Each installs what its own lock names, and
+// neither lock file changes.
+func TestAttackConcurrentRunsDifferentLocks(t *testing.T) {
+	w := startWorldWith(t, installtest.Options{NoGit: true})
+	lockOf := authorityLocks(t, w)
 	for _, shared := range []bool{false, true} {
 		cacheDir := t.TempDir()
 		one := openCacheIn(cacheDir)

@@ -49,13 +49,7 @@ func TestAttackKillAtEachStageThenRerun(t *testing.T) {
 		t.Fatalf("the child was not killed: %v", err)
 	}
 	w := startWorldWith(t, installtest.Options{NoGit: true})
-	lockOf := map[string]string{}
-	for _, v := range []string{"1.0.0", "1.1.0"} {
-		d := t.TempDir()
-		writeFiles(t, d, map[string]string{"main.tf": authorityConfig(v)})
-		initAndWrite(t, install.Options{Dir: d, Source: w.Source, Cache: openCache(t)})
-		lockOf[v] = readLock(t, d)
-	}
+	lockOf := authorityLocks(t, w)
 	for _, kind := range []source.EventKind{source.EventFetchStarted, source.EventFetchDone, source.EventVerified, source.EventLockChanged} {
 		t.Run(kind.String(), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "cfg")

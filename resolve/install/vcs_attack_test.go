@@ -66,6 +66,18 @@ func TestAttackLocalCallIntoVCSMetadata(t *testing.T) {
 	}
 }
 
+// nestedWorld serves registry.example.test/acme/app/cloud 1.0.0, whose
+// module calls its local module "./nested".
+func nestedWorld(t *testing.T) *installtest.World {
+	files := map[string]string{
+		"main.tf":        "module \"n\" {\n  source = \"./nested\"\n}\n",
+		"nested/main.tf": "output \"which\" {\n  value = \"good\"\n}\n",
+	}
+	fx := registrytest.Fixtures{Modules: []registrytest.Module{{Addr: installtest.RegistryHost + "/acme/app/cloud", Versions: []registrytest.ModuleVersion{
+		{Version: "1.0.0", Files: files, Delivery: registrytest.DeliverHeader}}}}}
+	return startWorldWith(t, installtest.Options{NoGit: true, Fixtures: &fx})
+}
+
 // TestAttackManifestRedirectsLocalCall: tofu loads every module, local
 // ones too, from the directory modules.json records for its call. A
 // modules.json whose record of a local call names another directory than
@@ -73,13 +85,7 @@ func TestAttackLocalCallIntoVCSMetadata(t *testing.T) {
 // file does not name; Check must report it, for a local call inside a
 // locked remote package and for one of the root module.
 func TestAttackManifestRedirectsLocalCall(t *testing.T) {
-	files := map[string]string{
-		"main.tf":        "module \"n\" {\n  source = \"./nested\"\n}\n",
-		"nested/main.tf": "output \"which\" {\n  value = \"good\"\n}\n",
-	}
-	fx := registrytest.Fixtures{Modules: []registrytest.Module{{Addr: installtest.RegistryHost + "/acme/app/cloud", Versions: []registrytest.ModuleVersion{
-		{Version: "1.0.0", Files: files, Delivery: registrytest.DeliverHeader}}}}}
-	w := startWorldWith(t, installtest.Options{NoGit: true, Fixtures: &fx})
+	w := nestedWorld(t)
 	for _, tc := range []struct{ key, from, to string }{
 		{"app.n", ".terraform/modules/app/nested", ".terraform/evil"},
 		{"app.n", ".terraform/modules/app/nested", "evil"},
@@ -134,13 +140,7 @@ func wantMismatch(t *testing.T, dir, key, why string) {
 // nested module in VCS metadata the lock does not cover). Init must not
 // keep what the lock does not name: after it, Check passes, or Init fails.
 func TestAttackInitKeepsTamperedInstall(t *testing.T) {
-	files := map[string]string{
-		"main.tf":        "module \"n\" {\n  source = \"./nested\"\n}\n",
-		"nested/main.tf": "output \"which\" {\n  value = \"good\"\n}\n",
-	}
-	fx := registrytest.Fixtures{Modules: []registrytest.Module{{Addr: installtest.RegistryHost + "/acme/app/cloud", Versions: []registrytest.ModuleVersion{
-		{Version: "1.0.0", Files: files, Delivery: registrytest.DeliverHeader}}}}}
-	w := startWorldWith(t, installtest.Options{NoGit: true, Fixtures: &fx})
+	w := nestedWorld(t)
 	for _, tc := range []struct{ key, from, to string }{
 		{"app.n", ".terraform/modules/app/nested", "evil"},
 		{"local", "mods/x", "evil"},
