@@ -494,14 +494,8 @@ func checkLocalCall(opts CheckOptions, key string, mc *config.ModuleCall, tree *
 		if c == nil || c.Kind == resolve.ModuleSourceLocal {
 			continue
 		}
-		root, err1 := filepath.Abs(filepath.Join(opts.InstallDir, "modules", k))
-		dir, err2 := filepath.Abs(filepath.Join(opts.Dir, filepath.FromSlash(want)))
-		rel, err3 := filepath.Rel(root, dir)
-		switch {
-		case errors.Join(err1, err2, err3) != nil || rel != "." && !filepath.IsLocal(rel):
-			return fmt.Errorf("its directory %s is outside the package of module %q", want, k)
-		case hash.IsVCSMetadata(filepath.ToSlash(rel)):
-			return fmt.Errorf("its directory %s is version-control metadata of the package of module %q, which the package's hashes do not cover", want, k)
+		if _, why := uncovered(filepath.Join(opts.InstallDir, "modules", k), filepath.Join(opts.Dir, filepath.FromSlash(want))); why != "" {
+			return fmt.Errorf("its directory %s, in the package of module %q, %s", want, k, why)
 		}
 		return nil
 	}

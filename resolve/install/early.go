@@ -3,6 +3,7 @@ package install
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,6 +30,24 @@ func (r *run) readCalledTree(ctx context.Context, dir string, mc *config.ModuleC
 	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
 }
 
+// uncovered says why the directory dir of a local module, inside the
+// module package in pkgRoot by its call, is not covered by the package's
+// hashes: it leads out of the package (with tofu's summary of that), or
+// lies in its version-control metadata; "" when it is covered. Init
+// ([packageDiags]) and Check ([checkLocalCall]) share it.
+func uncovered(pkgRoot, dir string) (summary, why string) {
+	root, err1 := filepath.Abs(pkgRoot)
+	d, err2 := filepath.Abs(dir)
+	rel, err3 := filepath.Rel(root, d)
+	switch {
+	case errors.Join(err1, err2, err3) != nil || rel != "." && !filepath.IsLocal(rel):
+		return "Local module path escapes module package", "leads out of the module package it is part of"
+	case hash.IsVCSMetadata(filepath.ToSlash(rel)):
+		return "Invalid local module path", "is version-control metadata of its module package, not covered by the package's hashes"
+	}
+	return "", ""
+}
+
 // packageDiags reports the local module calls of a remote package's module
 // tree (read from its package directory pkgRoot) whose directory leads
 // out of the package, which tofu refuses too, or lies in its
@@ -46,16 +65,9 @@ func packageDiags(cfg *config.Config, pkgRoot string) hcl.Diagnostics {
 			if mc.Kind != resolve.ModuleSourceLocal || !ok {
 				continue
 			}
-			summary, why := "", ""
-			switch rel, err := filepath.Rel(pkgRoot, d); {
-			case err != nil || rel != "." && !filepath.IsLocal(rel):
-				summary, why = "Local module path escapes module package", "which leads out of the module package it is part of" // tofu's summary
-			case hash.IsVCSMetadata(filepath.ToSlash(rel)):
-				summary, why = "Invalid local module path", "which is version-control metadata of its module package, not covered by the package's hashes"
-			}
-			if why != "" {
+			if summary, why := uncovered(pkgRoot, d); why != "" {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
-					Detail: fmt.Sprintf("The local module %q refers to %q, %s.", mc.Path, mc.Source, why), Subject: mc.SourceRange.Ptr()})
+					Detail: fmt.Sprintf("The local module %q refers to %q, which %s.", mc.Path, mc.Source, why), Subject: mc.SourceRange.Ptr()})
 			}
 		}
 	}
