@@ -182,7 +182,8 @@ func (p Problem) String() string { return p.Message }
 // (tofu loads a local module from its record too), which inside a remote
 // package must be one that package's hashes cover: not outside it, not in
 // its version-control metadata ([*ModuleMismatchError]; whether the lock
-// file records modules or not). All problems are returned,
+// file records modules or not). The root module is read in place, as tofu
+// reads it, whatever modules.json records for it. All problems are returned,
 // joined, and listed typed in [CheckResult.Problems]; the result lists
 // the providers that passed. errors.As finds the [*InconsistentLockError]
 // (whose Problems are the lock file kinds) and each [*NotInstalledError]
@@ -365,7 +366,13 @@ func checkRequirements(opts CheckOptions, tree *installedTree) ([]resolve.Requir
 		return nil, err
 	}
 	tree.recs, tree.missing = map[string]ManifestRecord{}, map[string]bool{}
-	for _, rec := range man.Modules {
+	for i, rec := range man.Modules {
+		if rec.Key == "" {
+			// tofu reads the root module in place, whatever its record
+			// says; so does Check.
+			man.Modules[i].Dir = "."
+			rec.Dir = "."
+		}
 		tree.recs[rec.Key] = rec
 	}
 	root, err := checkRoot(opts, ropts)
@@ -481,11 +488,15 @@ func checkLocalCall(opts CheckOptions, key string, mc *config.ModuleCall, tree *
 		return nil
 	}
 	callerKey, _, _ := cutLast(key)
-	caller, ok := tree.recs[callerKey]
-	if !ok {
-		return nil
+	callerDir := "." // tofu reads the root module in place, whatever its record says
+	if callerKey != "" {
+		caller, ok := tree.recs[callerKey]
+		if !ok {
+			return nil
+		}
+		callerDir = filepath.ToSlash(caller.Dir)
 	}
-	want := path.Join(filepath.ToSlash(caller.Dir), mc.Source)
+	want := path.Join(callerDir, mc.Source)
 	if got := path.Clean(filepath.ToSlash(rec.Dir)); got != want {
 		return fmt.Errorf("modules.json records the directory %s, where the call's source %q names %s", rec.Dir, mc.Source, want)
 	}

@@ -86,11 +86,14 @@ func nestedWorld(t *testing.T) *installtest.World {
 // locked remote package and for one of the root module.
 func TestAttackManifestRedirectsLocalCall(t *testing.T) {
 	w := nestedWorld(t)
-	for _, tc := range []struct{ key, from, to string }{
-		{"app.n", ".terraform/modules/app/nested", ".terraform/evil"},
-		{"app.n", ".terraform/modules/app/nested", "evil"},
-		{"local", "mods/x", "evil"},
-		{"local", "mods/x", "mods/x/../../evil"},
+	for _, tc := range []struct{ key, from, to, rootTo string }{
+		{"app.n", ".terraform/modules/app/nested", ".terraform/evil", ""},
+		{"app.n", ".terraform/modules/app/nested", "evil", ""},
+		{"local", "mods/x", "evil", ""},
+		{"local", "mods/x", "mods/x/../../evil", ""},
+		// The root module's record moved too, so that the local call's
+		// record is its source joined to it; tofu reads the root in place.
+		{"local", "mods/x", "evil/mods/x", "evil"},
 	} {
 		t.Run(tc.key+" to "+tc.to, func(t *testing.T) {
 			dir := t.TempDir()
@@ -113,7 +116,12 @@ func TestAttackManifestRedirectsLocalCall(t *testing.T) {
 			if !strings.Contains(string(b), old) {
 				t.Fatalf("modules.json has no %s:\n%s", old, b)
 			}
-			writeFiles(t, dir, map[string]string{filepath.Join(".terraform", "modules", install.ManifestFile): strings.Replace(string(b), old, `"Dir":"`+tc.to+`"`, 1)})
+			tampered := strings.Replace(string(b), old, `"Dir":"`+tc.to+`"`, 1)
+			if tc.rootTo != "" {
+				tampered = strings.Replace(tampered, `"Key":"","Source":"","Dir":"."`, `"Key":"","Source":"","Dir":"`+tc.rootTo+`"`, 1)
+				writeFiles(t, dir, map[string]string{"evil/mods/x/main.tf": "output \"which\" {\n  value = \"evil\"\n}\n"})
+			}
+			writeFiles(t, dir, map[string]string{filepath.Join(".terraform", "modules", install.ManifestFile): tampered})
 			wantMismatch(t, dir, tc.key, `modules.json records the directory `+tc.to)
 		})
 	}
