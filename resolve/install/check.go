@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,7 +191,15 @@ func (p Problem) String() string { return p.Message }
 // names ([*ModuleMismatchError]): its package hashes to one of the lock's
 // h1: hashes, it is installed from the subdirectory the lock binds (the
 // location's "subdir", then the call's own), at the locked version, and a
-// git checkout at the locked commit. All problems are returned,
+// git checkout at the locked commit; a module lock that records no hash
+// tflock can check (only h9:, or none) binds nothing and is a
+// [*ModuleMismatchError] too, as a read-only Init refuses it. A local module call that
+// modules.json records must be recorded in the directory its source names
+// (tofu loads a local module from its record too), which inside a remote
+// package must be one that package's hashes cover: not outside it, not in
+// its version-control metadata ([*ModuleMismatchError]; whether the lock
+// file records modules or not). The root module is read in place, as tofu
+// reads it, whatever modules.json records for it. All problems are returned,
 // joined, and listed typed in [CheckResult.Problems]; the result lists
 // the providers that passed. errors.As finds the [*InconsistentLockError]
 // (whose Problems are the lock file kinds) and each [*NotInstalledError]
@@ -382,7 +391,13 @@ func checkRequirements(opts CheckOptions, tree *installedTree) ([]resolve.Requir
 		return nil, err
 	}
 	tree.recs, tree.missing = map[string]ManifestRecord{}, map[string]bool{}
-	for _, rec := range man.Modules {
+	for i, rec := range man.Modules {
+		if rec.Key == "" {
+			// tofu reads the root module in place, whatever its record
+			// says; so does Check.
+			man.Modules[i].Dir = "."
+			rec.Dir = "."
+		}
 		tree.recs[rec.Key] = rec
 	}
 	root, err := checkRoot(opts, ropts)
@@ -443,7 +458,15 @@ func checkModules(ctx context.Context, opts CheckOptions, w *Words, lock *lockfi
 	modules := filepath.Join(opts.InstallDir, "modules")
 	for _, key := range slices.Sorted(maps.Keys(tree.calls)) {
 		mc := tree.calls[key]
-		if mc.Kind == resolve.ModuleSourceLocal || mc.Address == nil {
+		if mc.Kind == resolve.ModuleSourceLocal {
+			if err := checkLocalCall(opts, key, mc, tree); err != nil {
+				me := &ModuleMismatchError{Call: key, Dir: filepath.Join(opts.Dir, filepath.FromSlash(tree.recs[key].Dir)), Err: err}
+				*errs = append(*errs, me)
+				*problems = append(*problems, Problem{Kind: ProblemModuleMismatch, Package: source.ModulePackage{Source: mc.Source}, Call: key, Range: mc.DeclRange, Message: me.Error(), Err: me})
+			}
+			continue
+		}
+		if mc.Address == nil {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -462,13 +485,67 @@ func checkModules(ctx context.Context, opts CheckOptions, w *Words, lock *lockfi
 			continue
 		}
 		pkg.Version = ml.Version
-		if _, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml); err != nil {
+		_, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml)
+		if err == nil && unverifiable(ml) {
+			// Nothing bound what is installed: as a read-only Init
+			// refuses the entry, Check does not take the install.
+			err = errors.New("the lock file records no hash of it that tflock can check (h1: or zh:), so nothing binds what is installed")
+		}
+		if err != nil {
 			me := &ModuleMismatchError{Call: key, Dir: filepath.Join(modules, key), Err: err}
 			*errs = append(*errs, me)
 			*problems = append(*problems, Problem{Kind: ProblemModuleMismatch, Package: pkg, Call: key, Range: mc.DeclRange, Message: me.Error(), Err: me})
 		}
 	}
 	return nil
+}
+
+// checkLocalCall checks the modules.json record of the local module call
+// key. Tofu loads a local module, as any other, from the directory its
+// record names, so that directory must be the one the call's source names
+// (joined to its caller's recorded directory, as tofu's installer records
+// it); and inside a remote package, one that package's hashes cover: not
+// outside the package, not in its version-control metadata (left out of
+// h1:). A call with no record, or whose caller has none, is not checked.
+func checkLocalCall(opts CheckOptions, key string, mc *config.ModuleCall, tree *installedTree) error {
+	rec, ok := tree.recs[key]
+	if !ok {
+		return nil
+	}
+	callerKey, _, _ := cutLast(key)
+	callerDir := "." // tofu reads the root module in place, whatever its record says
+	if callerKey != "" {
+		caller, ok := tree.recs[callerKey]
+		if !ok {
+			return nil
+		}
+		callerDir = filepath.ToSlash(caller.Dir)
+	}
+	want := path.Join(callerDir, mc.Source)
+	if got := path.Clean(filepath.ToSlash(rec.Dir)); got != want {
+		return fmt.Errorf("modules.json records the directory %s, where the call's source %q names %s", rec.Dir, mc.Source, want)
+	}
+	for k := callerKey; k != ""; k, _, _ = cutLast(k) {
+		c := tree.calls[k]
+		if c == nil || c.Kind == resolve.ModuleSourceLocal {
+			continue
+		}
+		if _, why := uncovered(filepath.Join(opts.InstallDir, "modules", k), filepath.Join(opts.Dir, filepath.FromSlash(want))); why != "" {
+			return fmt.Errorf("its directory %s, in the package of module %q, %s", want, k, why)
+		}
+		return nil
+	}
+	return nil
+}
+
+// cutLast splits a module call path into its caller's path ("" for the
+// root module) and the call's name.
+func cutLast(key string) (caller, name string, ok bool) {
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return "", key, false
+	}
+	return key[:i], key[i+1:], true
 }
 
 // readInstalled reads the requirements of one module modules.json lists,
