@@ -126,12 +126,19 @@ type LockedMismatchError struct {
 	Locked       versions.Version
 	Constraints  versions.Constraints // all constraints together
 	Requirements []Requirement
+	// UpgradeCommand is the command the message advises
+	// ([Options.UpgradeCommand]); "" reads "tofu init -upgrade".
+	UpgradeCommand string
 }
 
 // Error implements error.
 func (e *LockedMismatchError) Error() string {
-	return fmt.Sprintf("locked provider %s %s does not match configured version constraint %s; must use tofu init -upgrade to allow selection of new versions (constraints: %s)",
-		e.Provider, e.Locked, e.Constraints, constraintList(e.Requirements))
+	upgrade := e.UpgradeCommand
+	if upgrade == "" {
+		upgrade = "tofu init -upgrade"
+	}
+	return fmt.Sprintf("locked provider %s %s does not match configured version constraint %s; must use %s to allow selection of new versions (constraints: %s)",
+		e.Provider, e.Locked, e.Constraints, upgrade, constraintList(e.Requirements))
 }
 
 // LockedUnavailableError reports that the locked version of a package is

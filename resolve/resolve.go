@@ -71,6 +71,11 @@ type Options struct {
 	// returns, and Resolve returns after the last one has. It must not
 	// modify the pick.
 	ProviderPicked func(ctx context.Context, pick ProviderPick)
+	// UpgradeCommand is the command a [*LockedMismatchError] advises, in
+	// the words of the program that embeds the solver. Default "":
+	// OpenTofu's, "tofu init -upgrade". (Init sets it from
+	// install.Options.Words.)
+	UpgradeCommand string
 }
 
 const defaultConcurrency = 64
@@ -465,7 +470,7 @@ func pickProvider(addr tfaddr.Provider, rs []Requirement, listed map[string]list
 	pick.Locked = locked
 	if !upgrade && ok {
 		if !allows(locked) {
-			return pick, &LockedMismatchError{Provider: addr, Locked: locked, Constraints: pick.Constraints, Requirements: rs}
+			return pick, &LockedMismatchError{Provider: addr, Locked: locked, Constraints: pick.Constraints, Requirements: rs, UpgradeCommand: opts.UpgradeCommand}
 		}
 		if !slices.Contains(vs, locked) {
 			return pick, &LockedUnavailableError{Package: pkg, Locked: locked, Available: vs}

@@ -53,8 +53,8 @@ type ProviderPackage struct {
 // used. Like Pin, it is not part of String.
 //
 // Located, with Subdir, says that the package's location is named by its
-// source (a module registry names each version's) and so may name a
-// subdirectory: bound to the package root (which is also what a lock
+// source (a module registry names each version's; an HTTP address may
+// answer with X-Terraform-Get) and so may name a subdirectory: bound to the package root (which is also what a lock
 // written before subdirectories were recorded says), such a package is
 // served only from an entry whose own record (or origin) confirms the
 // root, never from one filled under another identity.

@@ -141,7 +141,7 @@ func (c *mirrorCommand) exec(ctx context.Context, stdout io.Writer) (int, error)
 	if diags.HasErrors() {
 		return 0, diags
 	}
-	printWarnings(out, srcs.Warnings)
+	printWarnings(out, diags)
 	if c.name == "mirror" {
 		return 0, c.mirror(ctx, out, ch, tier, srcs)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,6 +78,10 @@ type CheckOptions struct {
 	// [resolve.DefaultRegistryHost], or [TerraformRegistryHost] when
 	// Flavor is [FlavorTerraform].
 	DefaultHost string
+	// Words are the program's name and commands in the remedies of
+	// Check's errors, problems and warnings, as [Options.Words]. Default
+	// nil: the flavour's ([WordsFor]).
+	Words *Words
 }
 
 // ForCheck returns the options with which [Check] checks what Init with
@@ -98,6 +103,7 @@ func (o Options) ForCheck() CheckOptions {
 		DevOverrides: o.Resolve.DevOverrides,
 		Reattach:     o.Resolve.Reattach,
 		DefaultHost:  o.Resolve.DefaultHost,
+		Words:        o.Words,
 	}
 }
 
@@ -115,6 +121,7 @@ func (o CheckOptions) options() Options {
 		StateFile:    o.StateFile,
 		Variables:    o.Variables,
 		Flavor:       o.Flavor,
+		Words:        o.Words,
 		Resolve: resolve.Options{
 			Lock:         o.Lock,
 			DevOverrides: o.DevOverrides,
@@ -207,6 +214,17 @@ var problemKindNames = [...]string{
 	ProblemModuleMismatch:     "module mismatch",
 }
 
+// remedy is the kind of remedy for a problem of kind k.
+func (k ProblemKind) remedy() RemedyKind {
+	switch k {
+	case ProblemConstraintsChanged, ProblemLockEdited:
+		return RemedyUpgrade
+	case ProblemManagedRef:
+		return RemedyEditSource
+	}
+	return RemedyInit
+}
+
 // String returns a short lower-case name for the kind.
 func (k ProblemKind) String() string {
 	if k > 0 && int(k) < len(problemKindNames) {
@@ -240,6 +258,11 @@ type Problem struct {
 	Message string
 	// Err is the error of the installation kinds, else nil.
 	Err error
+	// Remedy is what to do, for this package or call: [RemedyInit] for
+	// what is not selected, locked or installed as the lock file says,
+	// [RemedyUpgrade] for constraints that no longer allow the locked
+	// version, [RemedyEditSource] for [ProblemManagedRef].
+	Remedy Remedy
 }
 
 // String returns Message.
@@ -263,7 +286,15 @@ func (p Problem) String() string { return p.Message }
 // names ([*ModuleMismatchError]): its package hashes to one of the lock's
 // h1: hashes, it is installed from the subdirectory the lock binds (the
 // location's "subdir", then the call's own), at the locked version, and a
-// git checkout at the locked commit. All problems are returned,
+// git checkout at the locked commit; a module lock that records no hash
+// tflock can check (only h9:, or none) binds nothing and is a
+// [*ModuleMismatchError] too, as a read-only Init refuses it. A local module call that
+// modules.json records must be recorded in the directory its source names
+// (tofu loads a local module from its record too), which inside a remote
+// package must be one that package's hashes cover: not outside it, not in
+// its version-control metadata ([*ModuleMismatchError]; whether the lock
+// file records modules or not). The root module is read in place, as tofu
+// reads it, whatever modules.json records for it. All problems are returned,
 // joined, and listed typed in [CheckResult.Problems]; the result lists
 // the providers that passed. errors.As finds the [*InconsistentLockError]
 // (whose Problems are the lock file kinds) and each [*NotInstalledError]
@@ -326,9 +357,9 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
 				pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String())
 				problems = append(problems, pr)
-			case managedProblem(q, ml) != "":
+			case managedProblem(q, ml, s.words) != "":
 				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
-				pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml)
+				pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml, s.words)
 				problems = append(problems, pr)
 			}
 		}
@@ -344,7 +375,7 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 	})
 	res := &CheckResult{}
 	if unlockedModules {
-		res.Warnings = append(res.Warnings, ModulesNotLockedWarning)
+		res.Warnings = append(res.Warnings, modulesNotLockedWarning(s.words, RemedyInit))
 	}
 	var errs []error
 	var installed []Problem
@@ -413,14 +444,23 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 			skip[p.Call] = true
 		}
 	}
-	if err := checkModules(ctx, opts, lock, tree, skip, &errs, &installed); err != nil {
+	if err := checkModules(ctx, opts, &s.words, lock, tree, skip, &errs, &installed); err != nil {
 		return nil, err
 	}
 	// OpenTofu's order: by message.
 	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Message, b.Message) })
 	res.Problems = append(problems, installed...)
+	for i, p := range res.Problems {
+		res.Problems[i].Remedy = remedyFor(p.Kind.remedy(), p.Package, p.Call)
+		// Installing a module is tofu's own remedy.
+		res.Problems[i].Remedy.Modules = p.Call != "" && p.Kind != ProblemModuleNotInstalled
+	}
 	if len(problems) > 0 {
-		errs = append([]error{&InconsistentLockError{Problems: problems, Initial: initial}}, errs...)
+		ie := &InconsistentLockError{Problems: problems, Initial: initial, Remedy: Remedy{Kind: RemedyUpgrade}, words: &s.words}
+		if initial {
+			ie.Remedy.Kind = RemedyInit
+		}
+		errs = append([]error{ie}, errs...)
 	}
 	return res, errors.Join(errs...)
 }
@@ -446,7 +486,13 @@ func checkRequirements(opts Options, tree *installedTree) ([]resolve.Requirement
 		return nil, err
 	}
 	tree.recs, tree.missing = map[string]ManifestRecord{}, map[string]bool{}
-	for _, rec := range man.Modules {
+	for i, rec := range man.Modules {
+		if rec.Key == "" {
+			// tofu reads the root module in place, whatever its record
+			// says; so does Check.
+			man.Modules[i].Dir = "."
+			rec.Dir = "."
+		}
 		tree.recs[rec.Key] = rec
 	}
 	root, err := checkRoot(opts, ropts)
@@ -502,12 +548,20 @@ type installedTree struct {
 // not installed" (tofu's words); with a lock entry that applies, the
 // installed package must be the one it locks ([verifyInstalledModule]).
 // skip are the calls whose lock entry a lock file problem was reported for.
-func checkModules(ctx context.Context, opts Options, lock *lockfile.File, tree *installedTree, skip map[string]bool, errs *[]error, problems *[]Problem) error {
+func checkModules(ctx context.Context, opts Options, w *Words, lock *lockfile.File, tree *installedTree, skip map[string]bool, errs *[]error, problems *[]Problem) error {
 	adopted := modulesAdopted(lock)
 	modules := filepath.Join(opts.InstallDir, "modules")
 	for _, key := range slices.Sorted(maps.Keys(tree.calls)) {
 		mc := tree.calls[key]
-		if mc.Kind == resolve.ModuleSourceLocal || mc.Address == nil {
+		if mc.Kind == resolve.ModuleSourceLocal {
+			if err := checkLocalCall(opts, key, mc, tree); err != nil {
+				me := &ModuleMismatchError{Call: key, Dir: filepath.Join(opts.Dir, filepath.FromSlash(tree.recs[key].Dir)), Err: err}
+				*errs = append(*errs, me)
+				*problems = append(*problems, Problem{Kind: ProblemModuleMismatch, Package: source.ModulePackage{Source: mc.Source}, Call: key, Range: mc.DeclRange, Message: me.Error(), Err: me})
+			}
+			continue
+		}
+		if mc.Address == nil {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -516,7 +570,7 @@ func checkModules(ctx context.Context, opts Options, lock *lockfile.File, tree *
 		pkg := source.ModulePackage{Source: mc.Address.LockSource()}
 		rec, ok := tree.recs[key]
 		if !ok || tree.missing[key] {
-			err := &ModuleNotInstalledError{Call: key, Dir: filepath.Join(modules, key), Range: mc.DeclRange}
+			err := &ModuleNotInstalledError{Call: key, Dir: filepath.Join(modules, key), Range: mc.DeclRange, Remedy: Remedy{Kind: RemedyInit, Module: key}, words: w}
 			*errs = append(*errs, err)
 			*problems = append(*problems, Problem{Kind: ProblemModuleNotInstalled, Package: pkg, Call: key, Range: mc.DeclRange, Message: err.Error(), Err: err})
 			continue
@@ -526,13 +580,67 @@ func checkModules(ctx context.Context, opts Options, lock *lockfile.File, tree *
 			continue
 		}
 		pkg.Version = ml.Version
-		if _, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml); err != nil {
+		_, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml)
+		if err == nil && unverifiable(ml) {
+			// Nothing bound what is installed: as a read-only Init
+			// refuses the entry, Check does not take the install.
+			err = errors.New("the lock file records no hash of it that tflock can check (h1: or zh:), so nothing binds what is installed")
+		}
+		if err != nil {
 			me := &ModuleMismatchError{Call: key, Dir: filepath.Join(modules, key), Err: err}
 			*errs = append(*errs, me)
 			*problems = append(*problems, Problem{Kind: ProblemModuleMismatch, Package: pkg, Call: key, Range: mc.DeclRange, Message: me.Error(), Err: me})
 		}
 	}
 	return nil
+}
+
+// checkLocalCall checks the modules.json record of the local module call
+// key. Tofu loads a local module, as any other, from the directory its
+// record names, so that directory must be the one the call's source names
+// (joined to its caller's recorded directory, as tofu's installer records
+// it); and inside a remote package, one that package's hashes cover: not
+// outside the package, not in its version-control metadata (left out of
+// h1:). A call with no record, or whose caller has none, is not checked.
+func checkLocalCall(opts Options, key string, mc *config.ModuleCall, tree *installedTree) error {
+	rec, ok := tree.recs[key]
+	if !ok {
+		return nil
+	}
+	callerKey, _, _ := cutLast(key)
+	callerDir := "." // tofu reads the root module in place, whatever its record says
+	if callerKey != "" {
+		caller, ok := tree.recs[callerKey]
+		if !ok {
+			return nil
+		}
+		callerDir = filepath.ToSlash(caller.Dir)
+	}
+	want := path.Join(callerDir, mc.Source)
+	if got := path.Clean(filepath.ToSlash(rec.Dir)); got != want {
+		return fmt.Errorf("modules.json records the directory %s, where the call's source %q names %s", rec.Dir, mc.Source, want)
+	}
+	for k := callerKey; k != ""; k, _, _ = cutLast(k) {
+		c := tree.calls[k]
+		if c == nil || c.Kind == resolve.ModuleSourceLocal {
+			continue
+		}
+		if _, why := uncovered(filepath.Join(opts.InstallDir, "modules", k), filepath.Join(opts.Dir, filepath.FromSlash(want))); why != "" {
+			return fmt.Errorf("its directory %s, in the package of module %q, %s", want, k, why)
+		}
+		return nil
+	}
+	return nil
+}
+
+// cutLast splits a module call path into its caller's path ("" for the
+// root module) and the call's name.
+func cutLast(key string) (caller, name string, ok bool) {
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return "", key, false
+	}
+	return key[:i], key[i+1:], true
 }
 
 // readInstalled reads the requirements of one module modules.json lists,

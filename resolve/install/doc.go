@@ -129,6 +129,13 @@
 // warning ([IncompleteLockWarningSummary]). [Result.Listed] and the
 // EventResolving events count each package listed once.
 //
+// Words: every error, problem and warning that advises carries its remedy
+// as data ([Remedy]: what to do, to which provider or module call) and
+// speaks the program's words ([Options.Words]; by default the flavour's,
+// [WordsFor]: "tofu init", OpenTofu's texts word for word, or "terraform
+// init"). A wrapper names itself and its commands there, or renders each
+// remedy itself ([Words.Render]); [WriteLock]'s notes use [Result.Words].
+//
 // Lookups (version lists, checksums, module fetches) mostly wait on the
 // network and run up to Concurrency of [Options.Resolve] at once (default 64);
 // provider package downloads, which also extract and hash, are bounded

@@ -3,11 +3,16 @@ package install
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/config"
 )
@@ -19,7 +24,54 @@ func (r *run) readCalledTree(ctx context.Context, dir string, mc *config.ModuleC
 	opts := r.readOptions()
 	opts.Caller = mc
 	cfg, diags := config.ReadTree(dir, mc.Path, opts)
+	if !diags.HasErrors() {
+		diags = append(diags, packageDiags(cfg, pkgRoot)...)
+	}
 	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
+}
+
+// uncovered says why the directory dir of a local module, inside the
+// module package in pkgRoot by its call, is not covered by the package's
+// hashes: it leads out of the package (with tofu's summary of that), or
+// lies in its version-control metadata; "" when it is covered. Init
+// ([packageDiags]) and Check ([checkLocalCall]) share it.
+func uncovered(pkgRoot, dir string) (summary, why string) {
+	root, err1 := filepath.Abs(pkgRoot)
+	d, err2 := filepath.Abs(dir)
+	rel, err3 := filepath.Rel(root, d)
+	switch {
+	case errors.Join(err1, err2, err3) != nil || rel != "." && !filepath.IsLocal(rel):
+		return "Local module path escapes module package", "leads out of the module package it is part of"
+	case hash.IsVCSMetadata(filepath.ToSlash(rel)):
+		return "Invalid local module path", "is version-control metadata of its module package, not covered by the package's hashes"
+	}
+	return "", ""
+}
+
+// packageDiags reports the local module calls of a remote package's module
+// tree (read from its package directory pkgRoot) whose directory leads
+// out of the package, which tofu refuses too, or lies in its
+// version-control metadata: the package's hashes cover neither, so what
+// such a call runs is not what the lock file names.
+func packageDiags(cfg *config.Config, pkgRoot string) hcl.Diagnostics {
+	dirOf := map[string]string{}
+	for _, m := range cfg.Modules {
+		dirOf[m.Call] = m.Dir
+	}
+	var diags hcl.Diagnostics
+	for _, m := range cfg.Modules {
+		for _, mc := range m.Calls {
+			d, ok := dirOf[mc.Path]
+			if mc.Kind != resolve.ModuleSourceLocal || !ok {
+				continue
+			}
+			if summary, why := uncovered(pkgRoot, d); why != "" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+					Detail: fmt.Sprintf("The local module %q refers to %q, which %s.", mc.Path, mc.Source, why), Subject: mc.SourceRange.Ptr()})
+			}
+		}
+	}
+	return diags
 }
 
 // callerIndex holds the module calls of the modules read so far by call

@@ -73,14 +73,17 @@ type ChecksumError struct {
 	Origin bool
 	// Err is the cause.
 	Err error
+	// Remedy is what to do when the lock file recorded what the package
+	// does not match: [RemedyRelock]; else the zero Remedy.
+	Remedy Remedy
+
+	words *Words // the run's words; nil: OpenTofu's
 }
 
 func (e *ChecksumError) Error() string {
 	what := e.Package.ForDisplay()
-	entry := "the entry of this provider"
 	if e.Call != "" {
 		what = fmt.Sprintf("module %q (%s)", e.Call, what)
-		entry = fmt.Sprintf("the module %q block", e.Call)
 	}
 	var b strings.Builder
 	switch {
@@ -101,7 +104,11 @@ func (e *ChecksumError) Error() string {
 	if e.Origin {
 		b.WriteString("\nThe package found is not the one its origin publishes: do not use it. Nothing was installed; clear the package cache entry or run again with a fresh cache.")
 	} else {
-		fmt.Fprintf(&b, "\nThe package served for this version is not the one the lock file recorded: the source may have been compromised, or the publisher changed a released version. Nothing was installed. Only if the publisher confirms the change, remove %s from the lock file and run init again to record the new checksums.", entry)
+		remedy := e.Remedy
+		if remedy.Kind == 0 {
+			remedy = remedyFor(RemedyRelock, e.Package, e.Call)
+		}
+		fmt.Fprintf(&b, "\nThe package served for this version is not the one the lock file recorded: the source may have been compromised, or the publisher changed a released version. Nothing was installed. %s.", capitalize(e.words.orDefault().Remedy(remedy)))
 	}
 	return b.String()
 }
@@ -131,11 +138,39 @@ func (e *ChecksumError) Unwrap() []error {
 type LockChangedError struct {
 	// Changes are the changes that were refused.
 	Changes []lockfile.Change
+	// Remedy is what to do: [RemedyWritable].
+	Remedy Remedy
+
+	words *Words // the run's words; nil: OpenTofu's
 }
 
+// Error says which kinds of selections would change ("Provider
+// dependency changes detected", OpenTofu's text with OpenTofu's words,
+// when only providers would), the remedy in the run's words
+// ([Options.Words]), then each change.
 func (e *LockChangedError) Error() string {
+	w := e.words.orDefault()
+	providers, modules := false, false
+	for _, c := range e.Changes {
+		if c.Module != "" {
+			modules = true
+		} else {
+			providers = true
+		}
+	}
+	what := "Provider"
+	switch {
+	case modules && providers:
+		what = "Provider and module"
+	case modules:
+		what = "Module"
+	}
+	remedy := e.Remedy
+	if remedy.Kind == 0 {
+		remedy = Remedy{Kind: RemedyWritable, Modules: modules}
+	}
 	var b strings.Builder
-	b.WriteString("Provider dependency changes detected: changes to the required dependencies were detected, but the lock file is read-only. To use and record these requirements, run \"tofu init\" without the \"-lockfile=readonly\" flag.")
+	b.WriteString(what + " dependency changes detected: changes to the required dependencies were detected, but the lock file is read-only. To use and record these requirements, " + w.Remedy(remedy) + ".")
 	for _, c := range e.Changes {
 		b.WriteString("\n  - ")
 		// An edited ref or tag: what the configuration asks, what the
@@ -147,7 +182,7 @@ func (e *LockChangedError) Error() string {
 		// Hashes alone are refused only for a module whose entry held
 		// none tflock can check.
 		if c.Kind == lockfile.HashesChanged && c.Module != "" {
-			fmt.Fprintf(&b, "%s: the lock file records no h1: or zh: hash of it, so nothing in it could be verified; record its hashes without \"-lockfile=readonly\"", c.Subject())
+			fmt.Fprintf(&b, "%s: the lock file records no h1: or zh: hash of it, so nothing in it could be verified; to record its hashes, %s", c.Subject(), w.Remedy(Remedy{Kind: RemedyWritable, Module: c.Module, Modules: true}))
 			continue
 		}
 		// Another subdirectory of the same package: what the location
@@ -204,6 +239,11 @@ type InconsistentLockError struct {
 	Problems []Problem
 	// Initial is true when nothing at all is locked yet.
 	Initial bool
+	// Remedy is what to do: [RemedyInit] when Initial, else
+	// [RemedyUpgrade] (each of Problems has its own too).
+	Remedy Remedy
+
+	words *Words // Check's words; nil: OpenTofu's
 }
 
 func (e *InconsistentLockError) Error() string {
@@ -213,10 +253,27 @@ func (e *InconsistentLockError) Error() string {
 		b.WriteString("\n  - ")
 		b.WriteString(p.Message)
 	}
-	if e.Initial {
-		b.WriteString("\n\nTo make the initial dependency selections that will initialize the dependency lock file, run:\n  tofu init")
+	w := e.words.orDefault()
+	remedy := e.Remedy
+	if remedy.Kind == 0 {
+		remedy.Kind = RemedyUpgrade
+		if e.Initial {
+			remedy.Kind = RemedyInit
+		}
+	}
+	if remedy.Kind == RemedyInit {
+		b.WriteString("\n\nTo make the initial dependency selections that will initialize the dependency lock file, ")
 	} else {
-		b.WriteString("\n\nTo update the locked dependency selections to match a changed configuration, run:\n  tofu init -upgrade")
+		b.WriteString("\n\nTo update the locked dependency selections to match a changed configuration, ")
+	}
+	// OpenTofu's layout: the command on a line of its own.
+	switch {
+	case w.Render != nil:
+		b.WriteString(w.Render(remedy) + ".")
+	case remedy.Kind == RemedyInit:
+		b.WriteString("run:\n  " + w.Init)
+	default:
+		b.WriteString("run:\n  " + w.Upgrade)
 	}
 	return b.String()
 }
@@ -276,10 +333,18 @@ type ModuleNotInstalledError struct {
 	Dir string
 	// Range is the call's module block in the configuration.
 	Range hcl.Range
+	// Remedy is what to do: [RemedyInit] for the call.
+	Remedy Remedy
+
+	words *Words // Check's words; nil: OpenTofu's
 }
 
 func (e *ModuleNotInstalledError) Error() string {
-	s := fmt.Sprintf("module %q: Module not installed: This module is not yet installed. Run \"tofu init\" to install all modules required by this configuration.", e.Call)
+	remedy := e.Remedy
+	if remedy.Kind == 0 {
+		remedy = Remedy{Kind: RemedyInit, Module: e.Call}
+	}
+	s := fmt.Sprintf("module %q: Module not installed: This module is not yet installed. %s to install all modules required by this configuration.", e.Call, capitalize(e.words.orDefault().Remedy(remedy)))
 	if e.Range.Filename != "" {
 		s = fmt.Sprintf("%s:%d,%d: %s", e.Range.Filename, e.Range.Start.Line, e.Range.Start.Column, s)
 	}
@@ -328,3 +393,12 @@ func (e *OptionError) Error() string { return "install: " + e.Option + ": " + e.
 
 // Unwrap returns Err.
 func (e *OptionError) Unwrap() error { return e.Err }
+
+// capitalize returns s with its first letter upper-case, for a remedy
+// that begins a sentence.
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

@@ -84,7 +84,11 @@ func (r *run) bring(ctx context.Context, through func(context.Context, source.Pa
 			if errors.As(err, &mm) {
 				got = mm.Got
 			}
-			return cache.Entry{}, false, "", nil, &ChecksumError{Package: pkg, Call: call, Got: got, Want: want, Origin: signed != nil, Err: err}
+			ce := &ChecksumError{Package: pkg, Call: call, Got: got, Want: want, Origin: signed != nil, Err: err, words: &r.s.words}
+			if !ce.Origin {
+				ce.Remedy = remedyFor(RemedyRelock, pkg, call)
+			}
+			return cache.Entry{}, false, "", nil, ce
 		}
 		return cache.Entry{}, false, "", nil, err
 	}

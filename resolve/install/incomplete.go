@@ -21,16 +21,17 @@ const IncompleteLockWarningSummary = "Incomplete lock file information for provi
 
 // incompleteLockWarning is the text of the warning for the providers
 // (shown as [source.ProviderPackage.ForDisplay] shows them) and the
-// platform: OpenTofu v1.12.6 internal/command/init.go, the diagnostic
-// "Incomplete lock file information for providers" with the body
+// platform, in the run's words: with OpenTofu's, OpenTofu v1.12.6
+// internal/command/init.go, the diagnostic "Incomplete lock file
+// information for providers" with the body
 // incompleteLockFileInformationBody, as "summary: detail".
-func incompleteLockWarning(providers []string, platform source.Platform) string {
-	return fmt.Sprintf(IncompleteLockWarningSummary+": Due to your customized provider installation methods, OpenTofu was forced to calculate lock file checksums locally for the following providers:\n"+
+func incompleteLockWarning(providers []string, platform source.Platform, w Words) string {
+	return fmt.Sprintf(IncompleteLockWarningSummary+": Due to your customized provider installation methods, %s was forced to calculate lock file checksums locally for the following providers:\n"+
 		"  - %s\n\n"+
-		"The current .terraform.lock.hcl file only includes checksums for %s, so OpenTofu running on another platform will fail to install these providers.\n\n"+
+		"The current .terraform.lock.hcl file only includes checksums for %s, so %s running on another platform will fail to install these providers.\n\n"+
 		"To calculate additional checksums for another platform, run:\n"+
-		"  tofu providers lock -platform=linux_amd64\n"+
-		"(where linux_amd64 is the platform to generate)", strings.Join(providers, "\n  - "), platform)
+		"  %s -platform=linux_amd64\n"+
+		"(where linux_amd64 is the platform to generate)", w.Program, strings.Join(providers, "\n  - "), platform, w.Program, w.ProvidersLock)
 }
 
 // lockUpdate is what an install learned of one provider's hashes: the
@@ -95,5 +96,5 @@ func (r *run) incompleteWarning() string {
 		return ""
 	}
 	slices.Sort(names)
-	return incompleteLockWarning(names, r.s.Platform)
+	return incompleteLockWarning(names, r.s.Platform, r.s.words)
 }

@@ -101,9 +101,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if s.ReadOnly && len(res.Changes) > 0 {
-		refused, warnings := readOnlyVerdict(r.prev, res.Changes)
+		refused, warnings := readOnlyVerdict(r.prev, res.Changes, s.words)
 		if len(refused) > 0 {
-			return nil, &LockChangedError{Changes: refused}
+			return nil, &LockChangedError{Changes: refused, Remedy: Remedy{Kind: RemedyWritable, Modules: changesModules(refused)}, words: &s.words}
 		}
 		res.Warnings = append(res.Warnings, warnings...)
 		res.Lock, res.Changes = r.prev.Clone(), nil
@@ -193,13 +193,15 @@ type run struct {
 // directory, DefaultHost's default per flavour) and [Options.normalize]
 // (Concurrency's default), with, set here, Lock the file the run treats
 // as locked (the previous lock file plus the calls adopted from the
-// previous install), TranslatePredecessor decided by the flavour and,
-// when own is not nil, own called for each provider pick after the
+// previous install), TranslatePredecessor decided by the flavour,
+// UpgradeCommand the upgrade command of the run's words ([Options.Words])
+// and, when own is not nil, own called for each provider pick after the
 // caller's ProviderPicked. The other fields reach the solver unchanged.
 func (r *run) resolveOptions(own func(context.Context, resolve.ProviderPick)) resolve.Options {
 	o := r.s.Resolve
 	o.Lock = r.locked
 	o.TranslatePredecessor = r.s.translate
+	o.UpgradeCommand = r.s.words.Upgrade
 	if caller := o.ProviderPicked; own != nil && caller != nil {
 		o.ProviderPicked = func(ctx context.Context, p resolve.ProviderPick) {
 			caller(ctx, p)

@@ -42,11 +42,19 @@ type SourceRewrite struct {
 type ManagedRefError struct {
 	// Rewrites are the rewrites refused.
 	Rewrites []SourceRewrite
+	// Remedy is what to do: [RemedyWritable].
+	Remedy Remedy
+
+	words *Words // the run's words; nil: OpenTofu's
 }
 
 func (e *ManagedRefError) Error() string {
 	var b strings.Builder
-	b.WriteString("module sources out of date: the lock file is read-only, and these module sources, whose ref or tag tflock manages, do not name the locked version. Run tflock again without read-only (-lockfile=readonly) to rewrite them, or edit each by hand to the source the lock selects; tofu and terraform never rewrite a source.")
+	remedy := e.Remedy
+	if remedy.Kind == 0 {
+		remedy = Remedy{Kind: RemedyWritable, Modules: true}
+	}
+	b.WriteString("module sources out of date: the lock file is read-only, and these module sources, whose ref or tag tflock manages, do not name the locked version. To rewrite them, " + e.words.orDefault().Remedy(remedy) + ", or edit each by hand to the source the lock selects.")
 	for _, rw := range e.Rewrites {
 		fmt.Fprintf(&b, "\n  - module %q (%s:%d): the source is %q, the lock selects %q", rw.Call, rw.File, rw.Line, rw.Old, rw.New)
 	}
@@ -187,7 +195,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 	case len(edits) == 0:
 		return nil, nil
 	case r.s.ReadOnly:
-		return nil, &ManagedRefError{Rewrites: rws}
+		return nil, &ManagedRefError{Rewrites: rws, Remedy: Remedy{Kind: RemedyWritable, Modules: true}, words: &r.s.words}
 	case r.s.KeepManagedRefs:
 		for _, rw := range rws {
 			msg := fmt.Sprintf("Module source not rewritten: module %q (%s:%d) has the source %q, but the lock selects %q; tofu and terraform install what the source names.", rw.Call, rw.File, rw.Line, rw.Old, rw.New)
@@ -280,7 +288,7 @@ func writtenTag(rem address.Remote) string {
 
 // managedProblem says what is wrong with a managed call's ref or tag
 // (see [resolve.Requirement].Managed) for the version ml locks, or "".
-func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock) string {
+func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock, w Words) string {
 	if !q.Managed || ml == nil || ml.Version.IsZero() {
 		return ""
 	}
@@ -294,7 +302,7 @@ func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock) string {
 	if q.ManagedTag == "" {
 		written = "no " + arg
 	}
-	return fmt.Sprintf("module %q: its source, whose %s tflock manages, names %s, but the lock file selects version %s: run tflock without read-only (-lockfile=readonly) to rewrite it, or set its %s to version %s's tag by hand (tofu and terraform never rewrite a source)", q.Call, arg, written, ml.Version, arg, ml.Version)
+	return fmt.Sprintf("module %q: its source, whose %s tflock manages, names %s, but the lock file selects version %s: %s", q.Call, arg, written, ml.Version, w.Remedy(Remedy{Kind: RemedyEditSource, Module: q.Call, Version: ml.Version.String(), Modules: true}))
 }
 
 // RewriteError is returned by Init when the module sources it planned to

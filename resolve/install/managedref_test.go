@@ -113,8 +113,9 @@ func TestInitManagedRefs(t *testing.T) {
 	if !errors.As(err, &mre) || len(mre.Rewrites) != 1 || !strings.Contains(err.Error(), "main.tf:4") || !strings.Contains(err.Error(), "ref=v1.1.0") {
 		t.Errorf("read-only: %v, want a *ManagedRefError for network at main.tf:4", err)
 	}
-	// The remedy names what rewrites (stock tofu never does).
-	if err == nil || strings.Contains(err.Error(), "tofu init") || !strings.Contains(err.Error(), "Run tflock again without read-only") {
+	// The remedy names what rewrites (stock tofu never does): the
+	// embedder's program (Words.Locker), "tflock" by default.
+	if err == nil || strings.Contains(err.Error(), "tofu init") || !strings.Contains(err.Error(), `To rewrite them, run "tflock" without the "-lockfile=readonly" flag`) {
 		t.Errorf("read-only remedy: %v", err)
 	}
 	if snapshot(t, dir) != before {

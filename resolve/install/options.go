@@ -218,6 +218,11 @@ type Options struct {
 	//
 	// Deprecated: use Flavor.
 	Header lockfile.Header
+	// Words are the program's name and commands in the remedies of
+	// errors, problems and warnings, and in [WriteLock]'s notes (see
+	// [Remedy]). Default nil: the flavour's ([WordsFor]), "tofu init"
+	// or "terraform init"; a field left empty is the flavour's.
+	Words *Words
 }
 
 // Flavor is the tool a lock file is written for.
@@ -315,8 +320,11 @@ type Result struct {
 	// Lock is the new lock file. Init does not write it; see [WriteLock].
 	Lock *lockfile.File
 	// Flavor is the flavour the lock file was written in (never
-	// FlavorAuto after Init): [WriteLock]'s notes speak as its tool.
+	// FlavorAuto after Init).
 	Flavor Flavor
+	// Words are the words of the run ([Options.Words], or the
+	// flavour's): [WriteLock]'s notes speak them.
+	Words Words
 	// Previous is the lock file Init started from.
 	Previous *lockfile.File
 	// Changes lists what differs between Previous and Lock.
@@ -359,6 +367,8 @@ type settings struct {
 	noDir     bool // no configuration directory (LockProvider, LockModule)
 	// reattached are the providers Resolve.Reattach names.
 	reattached []tfaddr.Provider
+	// words are Options.Words, or the flavour's.
+	words Words
 	// translate carries the locked versions of the hashicorp providers of
 	// Terraform's registry over to OpenTofu's, as tofu does: off only when
 	// Terraform's flavour is asked for.
@@ -449,6 +459,10 @@ func (o Options) common() (*settings, error) {
 		if s.Header == lockfile.HeaderTerraform || s.Resolve.Lock.Header() == lockfile.HeaderTerraform {
 			s.Flavor = FlavorTerraform
 		}
+	}
+	s.words = WordsFor(s.Flavor)
+	if o.Words != nil {
+		s.words = s.words.overriddenBy(*o.Words)
 	}
 	s.Header = lockfile.HeaderTofu
 	if s.Flavor == FlavorTerraform {

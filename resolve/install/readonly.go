@@ -6,15 +6,24 @@ import (
 )
 
 // readOnlyHashesWarning is the warning of a read-only run that would only
-// add hashes, in OpenTofu's words.
-const readOnlyHashesWarning = "Provider lock file not updated: changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run \"tofu init\" without the \"-lockfile=readonly\" flag."
+// add hashes: with OpenTofu's words ([WordsFor]), OpenTofu's text.
+func readOnlyHashesWarning(w Words) string {
+	return "Provider lock file not updated: changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, " + w.Remedy(Remedy{Kind: RemedyWritable}) + "."
+}
 
-// ModulesNotLockedWarning is the warning of a read-only run ([Options.ReadOnly])
-// or a [Check] against a lock file that records no module at all: module
-// locking is not adopted yet (a lock file written by tofu or terraform),
-// so the configuration's module calls are accepted unlocked, as those
-// tools accept them, rather than refused.
-const ModulesNotLockedWarning = "Module dependency locks not adopted: the lock file records no modules, so the module calls were accepted as the configuration's version constraints allow and not locked. To lock them, run without the \"-lockfile=readonly\" flag."
+// ModulesNotLockedWarning begins the warning of a read-only run
+// ([Options.ReadOnly]) or a [Check] against a lock file that records no
+// module at all: module locking is not adopted yet (a lock file written by
+// tofu or terraform), so the configuration's module calls are accepted
+// unlocked, as those tools accept them, rather than refused. The warning
+// goes on to say why and what to do, in the run's words ([Options.Words]).
+const ModulesNotLockedWarning = "Module dependency locks not adopted"
+
+// modulesNotLockedWarning is the whole warning, with its remedy: run
+// without read-only (Init), or run init (Check).
+func modulesNotLockedWarning(w Words, remedy RemedyKind) string {
+	return ModulesNotLockedWarning + ": the lock file records no modules, so the module calls were accepted as the configuration's version constraints allow and not locked. To lock them, " + w.Remedy(Remedy{Kind: remedy, Modules: true}) + "."
+}
 
 // modulesAdopted reports whether a lock file records module locks at all.
 // A lock file without any (one written by tofu or terraform, or by tflock
@@ -43,7 +52,7 @@ func unverifiable(ml *lockfile.ModuleLock) bool {
 // A provider whose entry records only hashes of other schemes is accepted
 // with the hashes warning, as tofu 1.12 installs it ("unauthenticated")
 // and warns that the lock file was not updated.
-func readOnlyVerdict(prev *lockfile.File, changes []lockfile.Change) (refused []lockfile.Change, warnings []string) {
+func readOnlyVerdict(prev *lockfile.File, changes []lockfile.Change, w Words) (refused []lockfile.Change, warnings []string) {
 	adopted := modulesAdopted(prev)
 	hashes, modules := false, false
 	for _, c := range changes {
@@ -62,10 +71,20 @@ func readOnlyVerdict(prev *lockfile.File, changes []lockfile.Change) (refused []
 		return refused, nil
 	}
 	if hashes {
-		warnings = append(warnings, readOnlyHashesWarning)
+		warnings = append(warnings, readOnlyHashesWarning(w))
 	}
 	if modules {
-		warnings = append(warnings, ModulesNotLockedWarning)
+		warnings = append(warnings, modulesNotLockedWarning(w, RemedyWritable))
 	}
 	return nil, warnings
+}
+
+// changesModules reports whether any of the changes is a module's.
+func changesModules(changes []lockfile.Change) bool {
+	for _, c := range changes {
+		if c.Module != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -34,7 +34,7 @@ func providerOnly(lf *lockfile.File) *lockfile.File {
 func countString(ss []string, s string) int {
 	n := 0
 	for _, x := range ss {
-		if x == s {
+		if strings.HasPrefix(x, s) {
 			n++
 		}
 	}

@@ -30,7 +30,7 @@ func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply f
 	if err != nil {
 		return nil, nil, err
 	}
-	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings, Flavor: r.s.Flavor}
+	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings, Flavor: r.s.Flavor, Words: r.s.words}
 	res.Changes = lockfile.Changes(r.prev, next)
 	r.markRerecorded(res.Changes)
 	return res, provs, nil

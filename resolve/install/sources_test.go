@@ -399,7 +399,7 @@ func TestNewSourcesHostConfig(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	for _, d := range srcs.Warnings {
+	for _, d := range diags {
 		if strings.Contains(d.Summary, "Credentials helpers") {
 			t.Errorf("warning about the host's credentials helper: %v", d)
 		}

@@ -225,6 +225,11 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 	if ml != nil {
 		want = ml.Hashes
 		pkg = lockBound(pkg, ml, mc)
+	} else {
+		// Unbound, the subdirectory is the location's; Located has the
+		// cache keep the package's own record, which a later run bound
+		// to the root needs to be served from it.
+		pkg.Located = locatedCall(mc)
 	}
 	callSub := callSubdir(mc)
 	if ml != nil {
@@ -274,20 +279,34 @@ func moduleDir(root, sub string) (string, error) {
 // lockBound returns pkg as its lock entry ml binds it for the call mc: at
 // the commit or digest ml records (Pin, when it records one), installed
 // from the subdirectory ml records (Subdir; [source.SubdirRoot] when none),
-// Located when the call is a registry module's (or is not known): a
-// registry names each version's location, which may name a subdirectory.
-// (An HTTP address answered by X-Terraform-Get may too, but such a package
-// has no version and so no index record of its own that could confirm
-// the root: it is not Located, and an entry another identity filled with
-// the same h1: serves it.)
+// Located when the call is a registry module's or an HTTP address's (or
+// is not known): a registry names each version's location, and an HTTP
+// address may be answered by X-Terraform-Get, either of which may name a
+// subdirectory. Bound to the root, such a package is served from the cache
+// only when its own index record confirms it (the cache keeps one for a
+// Located package, versioned or not), never from an entry another
+// identity filled with the same h1:.
 func lockBound(pkg source.ModulePackage, ml *lockfile.ModuleLock, mc *config.ModuleCall) source.ModulePackage {
 	pkg.Pin = cmp.Or(ml.Digest, ml.Commit, pkg.Pin)
 	pkg.Subdir = cmp.Or(ml.Subdir, source.SubdirRoot)
-	pkg.Located = true
-	if mc != nil {
-		_, pkg.Located = mc.Address.(address.Registry)
-	}
+	pkg.Located = locatedCall(mc)
 	return pkg
+}
+
+// locatedCall reports whether the package of the call mc is
+// [source.ModulePackage.Located]: a registry module's, an HTTP address's,
+// or a call not known.
+func locatedCall(mc *config.ModuleCall) bool {
+	if mc == nil {
+		return true
+	}
+	switch a := mc.Address.(type) {
+	case address.Registry:
+		return true
+	case address.Remote:
+		return a.Kind == address.KindHTTP
+	}
+	return false
 }
 
 // callSubdir is the "//subdir" of a module call's own source address,

@@ -11,7 +11,8 @@ import (
 // WriteLock writes the lock file of r to path atomically
 // ([lockfile.WriteFile]) and returns the note OpenTofu prints after init:
 // that the file was created, or the changes followed by a request to review
-// and commit them. When nothing changed and the file exists, it writes
+// and commit them, in the words of r ([Result.Words]; when it has no
+// program name, its flavour's). When nothing changed and the file exists, it writes
 // nothing and returns "". When there is no file and nothing to lock (no
 // provider, no module, no kept unknown block), it writes nothing either,
 // as tofu does, and returns "".
@@ -30,10 +31,11 @@ func WriteLock(path string, r *Result) (string, error) {
 	if err := lockfile.WriteFile(path, r.Lock); err != nil {
 		return "", err
 	}
-	tool, command := "OpenTofu", "tofu init"
-	if r.Flavor == FlavorTerraform {
-		tool, command = "Terraform", "terraform init"
+	w := r.Words
+	if w.Program == "" {
+		w = WordsFor(r.Flavor)
 	}
+	tool, command := w.Program, w.Init
 	if !existed {
 		return createdNote(filepath.Base(path), r.Lock, tool, command), nil
 	}

@@ -661,10 +661,13 @@ func identity(pkg source.Package) string {
 // indexed reports whether the index may answer for pkg: not for a module
 // named only by a ref or by nothing (a branch, a default branch, an OCI
 // tag), whose content changes when the name moves on. Such a module is
-// found by the hashes the caller wants, or fetched.
+// found by the hashes the caller wants, or fetched; but a
+// [source.ModulePackage.Located] one (an HTTP address answered by
+// X-Terraform-Get) has a record, so that its own record (naming the h1:
+// wanted) can confirm that its location named the root.
 func indexed(pkg source.Package) bool {
 	m, ok := pkg.(source.ModulePackage)
-	return !ok || !m.Version.IsZero() || m.Pin != ""
+	return !ok || !m.Version.IsZero() || m.Pin != "" || m.Located
 }
 
 func keyName(key string) string {

@@ -176,9 +176,10 @@
 // asked again); an entry found by its h1: alone, filled under another
 // identity (another module of the same package), gets the bound
 // subdirectory, unless that is the root of a [source.ModulePackage.Located]
-// package (a registry module: the root is also what a lock written before
-// subdirectories were recorded says, so only its own record or its origin
-// may confirm it); a tier entry naming another is a miss and a warning. A
+// package (a registry module, or an HTTP address that X-Terraform-Get may
+// answer: the root is also what a lock written before subdirectories were
+// recorded says, so only its own record or its origin may confirm it; such
+// a package has a record even without a version); a tier entry naming another is a miss and a warning. A
 // subdirectory read from a record or an annotation is used only in the
 // canonical form of source/address.PackageSubdir (relative, clean, no
 // ".."); a fetcher reporting one out of the package stores nothing. A
