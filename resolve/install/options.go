@@ -41,14 +41,15 @@ type Options struct {
 	Config *config.Config
 	// Resolve are the solver's settings, which Init hands to
 	// [resolve.Resolve] (each of its calls, in one place), with these
-	// fields changed: Lock (nil reads the lock file; what the
-	// solver gets is that file as it applies to the configuration),
-	// DefaultHost (a default per flavour, and also the host of the
-	// configuration's sources), Concurrency (a default, and a bound on
-	// every lookup), TranslatePredecessor (decided by Flavor) and
-	// ProviderPicked (called before Init's own use of it). The other
-	// fields reach the solver as they are. [Check] has its own options
-	// ([CheckOptions]; see [Options.ForCheck]).
+	// fields changed: Lock (nil reads the lock file; what the solver gets
+	// is that file as it applies to the configuration), DefaultHost (a
+	// default per flavour, and also the host of the configuration's
+	// sources), Concurrency (a default, and a bound on every lookup),
+	// TranslatePredecessor (decided by Flavor), UpgradeCommand (set from
+	// Words: a value given here is not used) and ProviderPicked (called
+	// before Init's own use of it). The other fields reach the solver as
+	// they are. [Check] has its own options ([CheckOptions]; see
+	// [Options.ForCheck]).
 	//
 	// Lock is the previous lock file. Nil (unlike Resolve's "no lock
 	// file"): DIR/.terraform.lock.hcl is read leniently, as tofu reads it
