@@ -5,44 +5,53 @@ import (
 	"errors"
 )
 
-type acceptArchivesKey struct{}
-
-// AcceptArchives returns a context under which a [Fetcher] may deliver a
-// package as its archive instead of extracting it: the caller promises to
-// handle a [Fetched] whose Archive field is set, extracting and hashing the
-// archive itself. source/cache does this on every fill, so that a package
-// is read once (its zh: checked, its files extracted and its h1: computed in
-// one pass) instead of being extracted by the source and hashed again by
-// the cache.
+// ArchiveFetcher is an optional capability of a [Fetcher] that downloads
+// a package as an archive: FetchArchive may return the archive as
+// downloaded, possibly still downloading, for the caller to verify and
+// extract in one pass, instead of extracting it. The caller promises to
+// handle a [Fetched] whose Archive field is set: it extracts the archive
+// within Fetched.Limits, computes its hashes and checks them against
+// Fetched.Hashes (and waits for Fetched.Pending). source/cache does this
+// on every fill, so that a package is read once (its zh: checked, its
+// files extracted and its h1: computed in one pass) instead of being
+// extracted by the source and hashed again by the cache.
 //
-// A Fetcher that can deliver an archive (the provider registry protocol,
-// network and filesystem mirrors of packed providers) does so only under
-// such a context; every other Fetcher ignores it and extracts as usual. A
-// decorator that reads what it fetched before returning (and so needs the
-// files) must call its inner Fetcher with [WithoutArchives].
-func AcceptArchives(ctx context.Context) context.Context {
-	return context.WithValue(ctx, acceptArchivesKey{}, true)
+// FetchArchive may also extract the package as Fetch does (a module
+// archive that is not a zip, a filesystem mirror's unpacked provider, a
+// mirror listing hashes the caller could not check): the caller handles
+// both. The registry protocols (source/registry's Source and
+// ArchiveSource) and the network and filesystem mirrors implement it; a
+// source that routes a package to another ([Multi], a [Selector],
+// [Memoize], resolve/install's Dispatch) forwards it to the source it
+// picks, calling that one's Fetch when it is not an ArchiveFetcher. A decorator that reads what it fetched before returning
+// (and so needs the files) simply does not implement it. Callers use
+// [FetchArchive].
+type ArchiveFetcher interface {
+	FetchArchive(ctx context.Context, pkg Package, dir string) (*Fetched, error)
 }
 
-// WithoutArchives returns a context under which Fetchers extract, undoing
-// [AcceptArchives].
-func WithoutArchives(ctx context.Context) context.Context {
-	if !ArchivesAccepted(ctx) {
-		return ctx
+// FetchArchive asks f for pkg as its archive when f is an
+// [ArchiveFetcher], and calls its Fetch otherwise: the result has either
+// Dir or Archive set.
+func FetchArchive(ctx context.Context, f Fetcher, pkg Package, dir string) (*Fetched, error) {
+	if af, ok := f.(ArchiveFetcher); ok {
+		return af.FetchArchive(ctx, pkg, dir)
 	}
-	return context.WithValue(ctx, acceptArchivesKey{}, false)
+	return f.Fetch(ctx, pkg, dir)
 }
 
-// ArchivesAccepted reports whether ctx comes from [AcceptArchives]: a
-// Fetcher may then return the package's archive in [Fetched.Archive]
-// instead of extracting it.
-func ArchivesAccepted(ctx context.Context) bool {
-	ok, _ := ctx.Value(acceptArchivesKey{}).(bool)
-	return ok
+// fetchWith is how a routing source fetches pkg from the source it
+// picked: as an archive ([FetchArchive]) when archive is set, else with
+// its Fetch.
+func fetchWith(ctx context.Context, f Fetcher, pkg Package, dir string, archive bool) (*Fetched, error) {
+	if archive {
+		return FetchArchive(ctx, f, pkg, dir)
+	}
+	return f.Fetch(ctx, pkg, dir)
 }
 
 // A PendingArchive is a package archive a [Fetcher] is still downloading
-// into [Fetched.Archive], handed over under [AcceptArchives] so that the
+// into [Fetched.Archive], handed over by an [ArchiveFetcher] so that the
 // caller reads it as it arrives instead of after the download: the cache
 // extracts and hashes a large provider while its bytes are still coming.
 //

@@ -19,7 +19,9 @@ import (
 //
 // Versions are remembered per package family (a provider address or a
 // module source), checksums per exact package. Fetch is passed through
-// unchanged, since each call brings the package to a different directory.
+// unchanged, since each call brings the package to a different directory,
+// and so is FetchArchive: the result is an [ArchiveFetcher], which calls
+// src's Fetch when src is not one.
 //
 // The result is a [ChecksumReporter] exactly when src is one. Use one
 // memoizing source per run: it never forgets (see [MemoizeFor] for one
@@ -55,7 +57,9 @@ type memoChecksums struct {
 
 var (
 	_ Source           = (*memo)(nil)
+	_ ArchiveFetcher   = (*memo)(nil)
 	_ ChecksumReporter = (*memoChecksums)(nil)
+	_ ArchiveFetcher   = (*memoChecksums)(nil)
 )
 
 // FamilyKey identifies the package family a version listing is about: a
@@ -93,6 +97,10 @@ func (m *memo) Versions(ctx context.Context, pkg Package) ([]Available, error) {
 
 func (m *memo) Fetch(ctx context.Context, pkg Package, dir string) (*Fetched, error) {
 	return m.src.Fetch(ctx, pkg, dir)
+}
+
+func (m *memo) FetchArchive(ctx context.Context, pkg Package, dir string) (*Fetched, error) {
+	return FetchArchive(ctx, m.src, pkg, dir)
 }
 
 func (m *memoChecksums) Checksums(ctx context.Context, pkg Package) ([]hash.Record, error) {

@@ -39,6 +39,7 @@ type Selector struct {
 var (
 	_ Source           = Selector{}
 	_ ChecksumReporter = Selector{}
+	_ ArchiveFetcher   = Selector{}
 )
 
 // Handles reports whether the selector's patterns select pkg.
@@ -80,10 +81,20 @@ func (s Selector) Versions(ctx context.Context, pkg Package) ([]Available, error
 
 // Fetch implements [Fetcher].
 func (s Selector) Fetch(ctx context.Context, pkg Package, dir string) (*Fetched, error) {
+	return s.fetch(ctx, pkg, dir, false)
+}
+
+// FetchArchive implements [ArchiveFetcher] with the selected source's
+// FetchArchive, or its Fetch when it is not an ArchiveFetcher.
+func (s Selector) FetchArchive(ctx context.Context, pkg Package, dir string) (*Fetched, error) {
+	return s.fetch(ctx, pkg, dir, true)
+}
+
+func (s Selector) fetch(ctx context.Context, pkg Package, dir string, archive bool) (*Fetched, error) {
 	if !s.Handles(pkg) {
 		return nil, &Error{Source: s.String(), Package: pkg, Err: fmt.Errorf("%w: excluded by the source's patterns", ErrNotFound)}
 	}
-	return s.Source.Fetch(ctx, pkg, dir)
+	return fetchWith(ctx, s.Source, pkg, dir, archive)
 }
 
 // Checksums implements [ChecksumReporter]. When the selected source is not
@@ -113,6 +124,7 @@ type MultiSource struct {
 var (
 	_ Source           = (*MultiSource)(nil)
 	_ ChecksumReporter = (*MultiSource)(nil)
+	_ ArchiveFetcher   = (*MultiSource)(nil)
 )
 
 // Multi returns a source that consults srcs in order, as OpenTofu's
@@ -124,6 +136,8 @@ var (
 //   - Fetch brings the package from the first source that has that version
 //     (and platform); sources that report [ErrNotFound],
 //     [ErrVersionNotFound] or [ErrPlatformNotSupported] are skipped.
+//     FetchArchive ([ArchiveFetcher]) does the same with each source's
+//     FetchArchive, or its Fetch when it is not an ArchiveFetcher.
 //   - Checksums asks the first source that is a [ChecksumReporter] and
 //     knows the package.
 //
@@ -238,6 +252,16 @@ func unionPlatforms(a, b []Platform) []Platform {
 
 // Fetch implements [Fetcher].
 func (m *MultiSource) Fetch(ctx context.Context, pkg Package, dir string) (*Fetched, error) {
+	return m.fetch(ctx, pkg, dir, false)
+}
+
+// FetchArchive implements [ArchiveFetcher]: as Fetch, asking the source
+// that has the package for its archive.
+func (m *MultiSource) FetchArchive(ctx context.Context, pkg Package, dir string) (*Fetched, error) {
+	return m.fetch(ctx, pkg, dir, true)
+}
+
+func (m *MultiSource) fetch(ctx context.Context, pkg Package, dir string, archive bool) (*Fetched, error) {
 	var best error
 	rank := func(err error) int {
 		switch {
@@ -254,7 +278,7 @@ func (m *MultiSource) Fetch(ctx context.Context, pkg Package, dir string) (*Fetc
 		if err := ctx.Err(); err != nil {
 			return nil, Canceled(err)
 		}
-		got, err := s.Fetch(ctx, pkg, dir)
+		got, err := fetchWith(ctx, s, pkg, dir, archive)
 		if err == nil {
 			return got, nil
 		}

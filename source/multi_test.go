@@ -49,16 +49,22 @@ func localRemote() (*sourcetest.Static, *sourcetest.Static) {
 func TestMultiConformance(t *testing.T) {
 	local, remote := localRemote()
 	m := source.Multi(local, remote)
-	sourcetest.Run(t, m, sourcetest.Cases{
+	sourcetest.Run(t, m, remoteCases(pkg(nullAddr, "3.1.0", linuxAMD64)))
+}
+
+// remoteCases are the conformance cases of a source holding what
+// localRemote's remote holds: its packages, with another known one.
+func remoteCases(other source.Package) sourcetest.Cases {
+	return sourcetest.Cases{
 		Known: []source.Package{
 			pkg(nullAddr, "3.2.0", linuxAMD64),
-			pkg(nullAddr, "3.1.0", linuxAMD64),
+			other,
 			pkg(randAddr, "3.6.0", linuxAMD64),
 			source.ModulePackage{Source: "registry.opentofu.org/acme/vpc/aws", Version: versions.MustParse("1.0.0")},
 		},
 		MissingVersion:  pkg(nullAddr, "9.0.0", linuxAMD64),
 		MissingPlatform: pkg(randAddr, "3.6.0", darwinARM),
-	})
+	}
 }
 
 func TestMultiUnionAndPriority(t *testing.T) {

@@ -13,6 +13,8 @@
 // package to a directory). A source that already knows the checksums its
 // origin vouches for, without downloading, also implements
 // [ChecksumReporter]; callers discover that by type assertion. A source
+// that downloads archives is an [ArchiveFetcher]: it hands a package over
+// unextracted to a caller that verifies and extracts it in one pass. A source
 // whose module packages are stored elsewhere (a module registry) is a
 // [ModuleLocator]: it reports where, and does not fetch from git or OCI
 // itself.
@@ -157,7 +159,7 @@ type Fetched struct {
 	// Pin is the immutable identity the package was fetched at: a git commit
 	// or an OCI manifest digest. Empty for other sources.
 	Pin string
-	// Archive, set only by a Fetch under a context from [AcceptArchives],
+	// Archive, set only by an [ArchiveFetcher]'s FetchArchive,
 	// is the path of the package's zip archive, downloaded (into the
 	// directory the fetch was given) or found (a filesystem mirror's
 	// file, which the caller only reads), checked against what the origin

@@ -31,7 +31,10 @@ import (
 // the [source.Fetched.Package] is the package asked for.
 //
 // It is a [source.ChecksumReporter]; a package whose source is not one gets
-// no checksums (and no error).
+// no checksums (and no error). It is a [source.ArchiveFetcher]:
+// FetchArchive routes as Fetch does and asks the source (or the module
+// location's fetcher) it arrives at for the archive, or calls its Fetch
+// when it is not an ArchiveFetcher.
 type Dispatch struct {
 	// Providers serves provider packages. Default: none.
 	Providers source.Source
@@ -94,6 +97,7 @@ func (d *Dispatch) remembered() source.Source {
 var (
 	_ source.Source           = (*Dispatch)(nil)
 	_ source.ChecksumReporter = (*Dispatch)(nil)
+	_ source.ArchiveFetcher   = (*Dispatch)(nil)
 )
 
 // String names the source for messages.
@@ -168,14 +172,29 @@ func (d *Dispatch) versions(ctx context.Context, pkg source.Package) ([]source.A
 // Fetch implements [source.Fetcher]; a module package whose source is a
 // [source.ModuleLocator] is fetched from the location it reports.
 func (d *Dispatch) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
-	return d.fetch(ctx, pkg, dir, 0)
+	return d.fetch(ctx, pkg, dir, false, 0)
+}
+
+// FetchArchive implements [source.ArchiveFetcher]: as Fetch, asking the
+// source the package is routed to for its archive.
+func (d *Dispatch) FetchArchive(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return d.fetch(ctx, pkg, dir, true, 0)
+}
+
+// fetchFrom fetches pkg from f, as an archive ([source.FetchArchive]) when
+// archive is set.
+func fetchFrom(ctx context.Context, f source.Fetcher, pkg source.Package, dir string, archive bool) (*source.Fetched, error) {
+	if archive {
+		return source.FetchArchive(ctx, f, pkg, dir)
+	}
+	return f.Fetch(ctx, pkg, dir)
 }
 
 // maxLocations bounds a chain of module locations that name other
 // locators.
 const maxLocations = 5
 
-func (d *Dispatch) fetch(ctx context.Context, pkg source.Package, dir string, depth int) (*source.Fetched, error) {
+func (d *Dispatch) fetch(ctx context.Context, pkg source.Package, dir string, archive bool, depth int) (*source.Fetched, error) {
 	src, err := d.route(pkg)
 	if err != nil {
 		return nil, err
@@ -183,13 +202,13 @@ func (d *Dispatch) fetch(ctx context.Context, pkg source.Package, dir string, de
 	p, isModule := pkg.(source.ModulePackage)
 	loc, ok := src.(source.ModuleLocator)
 	if !isModule || !ok {
-		return src.Fetch(ctx, pkg, dir)
+		return fetchFrom(ctx, src, pkg, dir, archive)
 	}
 	l, err := loc.ModuleLocation(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	f, err := d.fetchLocation(ctx, p, l, dir, depth)
+	f, err := d.fetchLocation(ctx, p, l, dir, archive, depth)
 	if err != nil {
 		return nil, err
 	}
@@ -198,13 +217,13 @@ func (d *Dispatch) fetch(ctx context.Context, pkg source.Package, dir string, de
 }
 
 // fetchLocation fetches the module package p from its location l.
-func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string, depth int) (*source.Fetched, error) {
+func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string, archive bool, depth int) (*source.Fetched, error) {
 	r, err := address.ParseRemote(l.Address)
 	if err != nil {
 		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
 	}
 	if r.Kind == address.KindHTTP && l.Archive != nil {
-		f, err := l.Archive.Fetch(ctx, p, dir)
+		f, err := fetchFrom(ctx, l.Archive, p, dir, archive)
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +252,7 @@ func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l 
 		}
 		return nil, &source.Error{Package: p, Err: fmt.Errorf("the module package is at %s: %w", address.Redact(l.Address), err)}
 	}
-	f, err := d.fetch(ctx, at, dir, depth+1)
+	f, err := d.fetch(ctx, at, dir, archive, depth+1)
 	if err != nil {
 		return nil, err
 	}

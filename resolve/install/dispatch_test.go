@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
@@ -186,4 +189,80 @@ func perRunLists(t *testing.T) int64 {
 		t.Fatal(err)
 	}
 	return counter.lists.Load()
+}
+
+// notForwarding wraps a source without the source.ArchiveFetcher
+// capability (embedding the interface gives it Versions and Fetch only).
+type notForwarding struct{ source.Source }
+
+// TestDispatchForwardsFetchArchive: FetchArchive routes as Fetch does and
+// asks the source it arrives at for the archive: a provider's zip and a
+// registry module's zip (through its location's fetcher) are handed over,
+// naming the package asked for, where Fetch extracts them (a tar.gz is
+// extracted by the source either way); a provider
+// source that does not forward the capability is fetched with its Fetch.
+// Through a cache, each stores the tree a plain Fetch extracts.
+func TestDispatchForwardsFetchArchive(t *testing.T) {
+	ctx := context.Background()
+	fx := installtest.DefaultFixtures()
+	fx.Modules = append(fx.Modules, registrytest.Module{Addr: installtest.RegistryHost + "/acme/zipped/cloud", Versions: []registrytest.ModuleVersion{
+		{Version: "1.0.0", Delivery: registrytest.DeliverHeader, Files: map[string]string{"main.tf": "# zipped\n", "README.md": "zipped\n"}}}})
+	w, err := installtest.Start(ctx, installtest.Options{NoGit: true, Fixtures: &fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	provider := source.ProviderPackage{Addr: tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud"), Version: mustV("1.1.0"), Platform: source.CurrentPlatform}
+	zipped := source.ModulePackage{Source: installtest.RegistryHost + "/acme/zipped/cloud", Version: mustV("1.0.0")}
+	tarGz := source.ModulePackage{Source: installtest.RegistryHost + "/acme/vpc/cloud", Version: mustV("1.1.0")}
+	plainOnly := &install.Dispatch{Providers: notForwarding{w.Source.Providers}, DefaultHost: installtest.RegistryHost}
+	for _, tc := range []struct {
+		name    string
+		d       *install.Dispatch
+		pkg     source.Package
+		archive bool
+	}{
+		{"provider", w.Source, provider, true},
+		{"registry module zip", w.Source, zipped, true},
+		{"registry module tar.gz", w.Source, tarGz, false}, // extracted by the source
+		{"provider source not forwarding", plainOnly, provider, false},
+		{"registry module, source not forwarding", plainOnly, zipped, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := tc.d.FetchArchive(ctx, tc.pkg, filepath.Join(t.TempDir(), "a"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Pending != nil {
+				if err := f.Pending.Wait(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := f.Archive != ""; got != tc.archive || (f.Dir != "") == got || f.Package != tc.pkg {
+				t.Fatalf("FetchArchive: Archive %q, Dir %q, Package %v; want an archive: %v, package %v", f.Archive, f.Dir, f.Package, tc.archive, tc.pkg)
+			}
+			plain, err := tc.d.Fetch(ctx, tc.pkg, filepath.Join(t.TempDir(), "plain"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain.Archive != "" || plain.Dir == "" {
+				t.Fatalf("Fetch handed over an archive (%q) or no files (%q)", plain.Archive, plain.Dir)
+			}
+			_, isModule := tc.pkg.(source.ModulePackage)
+			want, err := hash.Options{Module: isModule}.H1Dir(ctx, plain.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := cache.Open(t.TempDir(), cache.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _, err := c.Fill(ctx, tc.pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
+				return source.FetchArchive(ctx, tc.d, tc.pkg, dir)
+			})
+			if err != nil || e.H1 != want {
+				t.Errorf("the cache stored %s (%v), a plain Fetch extracts %s", e.H1, err, want)
+			}
+		})
+	}
 }

@@ -67,7 +67,7 @@ func (r *run) bring(ctx context.Context, through func(context.Context, source.Pa
 	e, hit, err := through(cacheEvents(ctx, r.s.Events, fetching), pkg, want, func(ctx context.Context, dir string) (*source.Fetched, error) {
 		fetching.Store(true)
 		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventFetchStarted, Package: pkg})
-		f, err := r.s.Source.Fetch(ctx, pkg, dir)
+		f, err := source.FetchArchive(ctx, r.s.Source, pkg, dir)
 		if err != nil {
 			return nil, err
 		}

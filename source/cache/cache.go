@@ -140,8 +140,10 @@ type Entry struct {
 	Warnings []string
 }
 
-// FetchFunc brings a package into dir, which exists and is empty. It is
-// what [Cache.Fill] calls on a miss, usually a [source.Fetcher]'s Fetch.
+// FetchFunc brings a package into dir, which exists and is empty, or
+// hands over its archive ([source.Fetched.Archive], which the cache
+// extracts and hashes in one read). It is what [Cache.Fill] and
+// [Cache.Hash] call on a miss, usually [source.FetchArchive] of a source.
 type FetchFunc func(ctx context.Context, dir string) (*source.Fetched, error)
 
 // Open opens (creating if needed) the cache in dir. It returns an
@@ -324,9 +326,9 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 		return Entry{}, fmt.Errorf("cache: %w", err)
 	}
 	// The source may hand over the package's archive instead of its files
-	// (source.AcceptArchives): then the archive is read once, here, and
+	// (source.ArchiveFetcher): then the archive is read once, here, and
 	// the files stored are the files hashed.
-	f, err := fetch(source.AcceptArchives(ctx), pkgDir)
+	f, err := fetch(ctx, pkgDir)
 	if err != nil {
 		return Entry{}, err
 	}

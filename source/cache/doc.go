@@ -33,12 +33,13 @@
 //
 // # One read per package
 //
-// A fill asks its fetch function for the package under a context from
-// source.AcceptArchives: a source that downloads an archive (the provider
-// registry protocol) then hands it over unextracted, and the cache reads it
-// once, digesting its bytes for zh:, inflating each entry once and
-// digesting each file for h1: as it writes it (hash.Options.Install), within
-// the source's limits. The tree stored is the tree hashed, and what the
+// A fill's fetch function may hand the package over as its archive: it
+// is usually [source.FetchArchive] of a source, and a source that
+// downloads an archive (the provider registry protocol) is a
+// source.ArchiveFetcher, which hands it over unextracted. The cache reads
+// it once, digesting its bytes for zh:, inflating each entry once and
+// digesting each file for h1: as it writes it (hash.Options.Install),
+// within the source's limits. The tree stored is the tree hashed, and what the
 // source stated about the archive (its zh:, an h1: its origin published) is
 // checked against what the cache computed before anything is published. A
 // source that extracts itself (git, a local directory) hands over files,

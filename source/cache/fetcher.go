@@ -63,7 +63,7 @@ func (cf *cachedFetcher) FetchHashes(ctx context.Context, pkg source.Package) (*
 func (cf *cachedFetcher) through(ctx context.Context, method func(context.Context, source.Package, []hash.Hash, FetchFunc) (Entry, bool, error), pkg source.Package) (Entry, []hash.Record, error) {
 	var origin []hash.Record
 	e, _, err := method(ctx, pkg, nil, func(ctx context.Context, tmp string) (*source.Fetched, error) {
-		got, err := cf.f.Fetch(ctx, pkg, tmp)
+		got, err := source.FetchArchive(ctx, cf.f, pkg, tmp)
 		if got != nil {
 			origin = got.Origin
 		}

@@ -18,7 +18,7 @@ import (
 // for it (hit is then true), else the hashes of what fetch brings,
 // checked as [Cache.Fill] checks them (against want, and against what the
 // source states). An archive the source hands over
-// (source.AcceptArchives) is hashed as it is read, without writing its
+// (source.ArchiveFetcher) is hashed as it is read, without writing its
 // files anywhere: this is how "providers lock" learns the h1: of the
 // packages of platforms other than this machine's, which nothing here
 // will install. The hashes are recorded in the index (no entry is
@@ -39,7 +39,7 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	}
 	defer os.RemoveAll(work)
 	pkgDir := work // nothing else goes there
-	f, err := fetch(source.AcceptArchives(ctx), pkgDir)
+	f, err := fetch(ctx, pkgDir)
 	if err != nil {
 		return Entry{}, false, err
 	}

@@ -50,7 +50,7 @@ func TestFillProvenance(t *testing.T) {
 	}
 	ctx := context.Background()
 	pkg := providerAt("registry.example.test/acme/tool", "1.0.0", "linux_amd64")
-	fetch := func(ctx context.Context, dir string) (*source.Fetched, error) { return src.Fetch(ctx, pkg, dir) }
+	fetch := func(ctx context.Context, dir string) (*source.Fetched, error) { return src.FetchArchive(ctx, pkg, dir) }
 	want := hash.Provenance{SignedBy: []string{srv.KeyID}, Registries: []string{"registry.example.test"}, VerifiedLocally: true, Platforms: []string{"linux_amd64"}}
 	check := func(what string, e cache.Entry) {
 		t.Helper()
@@ -122,7 +122,9 @@ func TestFillWarnings(t *testing.T) {
 	}
 	for _, plat := range []string{"linux_amd64", "darwin_arm64"} {
 		pkg := providerAt("registry.example.test/acme/open", "1.0.0", plat)
-		e, _, err := c.Fill(context.Background(), pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) { return src.Fetch(ctx, pkg, dir) })
+		e, _, err := c.Fill(context.Background(), pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
+			return source.FetchArchive(ctx, src, pkg, dir)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

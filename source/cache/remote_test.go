@@ -89,9 +89,8 @@ func noFetch(t *testing.T) cache.FetchFunc {
 func TestRemoteProviderWriteThroughThenRead(t *testing.T) {
 	srv := ocitest.New(t, ocitest.ServerOptions{})
 	ctx := context.Background()
-	var accepted bool
 	a := machine(t, srv, nil)
-	ea, _, err := a.Fill(ctx, remotePkg, nil, archiveFetch(t, remoteEntries, nil, source.Limits{}, &accepted))
+	ea, _, err := a.Fill(ctx, remotePkg, nil, archiveFetch(t, remoteEntries, nil, source.Limits{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,15 +123,14 @@ func TestRemoteProviderWriteThroughThenRead(t *testing.T) {
 func TestRemoteNotAskedWithoutHashes(t *testing.T) {
 	srv := ocitest.New(t, ocitest.ServerOptions{})
 	ctx := context.Background()
-	var accepted bool
-	if _, _, err := machine(t, srv, nil).Fill(ctx, remotePkg, nil, archiveFetch(t, remoteEntries, nil, source.Limits{}, &accepted)); err != nil {
+	if _, _, err := machine(t, srv, nil).Fill(ctx, remotePkg, nil, archiveFetch(t, remoteEntries, nil, source.Limits{})); err != nil {
 		t.Fatal(err)
 	}
 	var calls atomic.Int32
 	b := machine(t, srv, nil)
 	if _, _, err := b.Fill(ctx, remotePkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
 		calls.Add(1)
-		return archiveFetch(t, remoteEntries, nil, source.Limits{}, &accepted)(ctx, dir)
+		return archiveFetch(t, remoteEntries, nil, source.Limits{})(ctx, dir)
 	}); err != nil || calls.Load() != 1 {
 		t.Fatalf("first install: %v, origin asked %d times", err, calls.Load())
 	}
@@ -174,8 +172,7 @@ func TestRemoteMismatchFallsBackToOrigin(t *testing.T) {
 	ctx := context.Background()
 	// The tier holds another zip under the package's name.
 	poisoned := []zipEntry{{name: "terraform-provider-null_v3.2.1", body: "#!/bin/sh\necho evil\n"}}
-	var accepted bool
-	if _, _, err := machine(t, srv, nil).Fill(ctx, remotePkg, nil, archiveFetch(t, poisoned, nil, source.Limits{}, &accepted)); err != nil {
+	if _, _, err := machine(t, srv, nil).Fill(ctx, remotePkg, nil, archiveFetch(t, poisoned, nil, source.Limits{})); err != nil {
 		t.Fatal(err)
 	}
 	goodZH, goodH1 := writeZip(t, filepath.Join(t.TempDir(), "good.zip"), remoteEntries)
@@ -183,7 +180,7 @@ func TestRemoteMismatchFallsBackToOrigin(t *testing.T) {
 	var calls atomic.Int32
 	e, _, err := machine(t, srv, ev).Fill(ctx, remotePkg, []hash.Hash{goodZH}, func(ctx context.Context, dir string) (*source.Fetched, error) {
 		calls.Add(1)
-		return archiveFetch(t, remoteEntries, nil, source.Limits{}, &accepted)(ctx, dir)
+		return archiveFetch(t, remoteEntries, nil, source.Limits{})(ctx, dir)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -203,8 +200,7 @@ func TestRemoteStoppedMidRun(t *testing.T) {
 	ctx := context.Background()
 	ev := &events{}
 	c := machine(t, srv, ev)
-	var accepted bool
-	if _, _, err := c.Fill(ctx, remotePkg, nil, archiveFetch(t, remoteEntries, nil, source.Limits{}, &accepted)); err != nil {
+	if _, _, err := c.Fill(ctx, remotePkg, nil, archiveFetch(t, remoteEntries, nil, source.Limits{})); err != nil {
 		t.Fatal(err)
 	}
 	srv.Close()
@@ -212,7 +208,7 @@ func TestRemoteStoppedMidRun(t *testing.T) {
 		pkg := remotePkg
 		pkg.Version = versions.MustParse(v)
 		zh, _ := writeZip(t, filepath.Join(t.TempDir(), "ref.zip"), remoteEntries)
-		if _, _, err := c.Fill(ctx, pkg, []hash.Hash{zh}, archiveFetch(t, remoteEntries, nil, source.Limits{}, &accepted)); err != nil {
+		if _, _, err := c.Fill(ctx, pkg, []hash.Hash{zh}, archiveFetch(t, remoteEntries, nil, source.Limits{})); err != nil {
 			t.Fatalf("%s: %v", v, err)
 		}
 	}

@@ -58,11 +58,10 @@ func writeZip(t *testing.T, path string, entries []zipEntry) (zh, h1 hash.Hash) 
 	return hash.NewHash(hash.SchemeZH, sha256.Sum256(buf.Bytes())), hash.MustParseHash(s)
 }
 
-// archiveFetch hands the cache a zip archive of the entries, as a source
-// does under source.AcceptArchives, and records whether it was allowed to.
-func archiveFetch(t *testing.T, entries []zipEntry, stated []hash.Hash, limits source.Limits, accepted *bool) cache.FetchFunc {
+// archiveFetch hands the cache a zip archive of the entries, as a
+// source.ArchiveFetcher does.
+func archiveFetch(t *testing.T, entries []zipEntry, stated []hash.Hash, limits source.Limits) cache.FetchFunc {
 	return func(ctx context.Context, dir string) (*source.Fetched, error) {
-		*accepted = source.ArchivesAccepted(ctx)
 		p := filepath.Join(dir, "package.zip")
 		zh, _ := writeZip(t, p, entries)
 		return &source.Fetched{Location: "test", Archive: p, Hashes: append([]hash.Hash{zh}, stated...), Limits: limits}, nil
@@ -102,13 +101,12 @@ func TestFillFromArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var accepted bool
-	e, hit, err := c.Fill(context.Background(), testPkg, []hash.Hash{zh}, archiveFetch(t, entries, []hash.Hash{h1}, source.Limits{}, &accepted))
+	e, hit, err := c.Fill(context.Background(), testPkg, []hash.Hash{zh}, archiveFetch(t, entries, []hash.Hash{h1}, source.Limits{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !accepted || hit {
-		t.Fatalf("accepted = %v, hit = %v; want the fill to accept archives and miss", accepted, hit)
+	if hit {
+		t.Fatalf("hit = %v; want the fill to miss", hit)
 	}
 	if e.H1 != h1 {
 		t.Errorf("entry h1 = %s, want the archive's %s", e.H1, h1)
@@ -151,8 +149,7 @@ func TestFillFromArchiveChecksStatedHashes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var accepted bool
-			_, _, err = c.Fill(context.Background(), testPkg, nil, archiveFetch(t, entries, []hash.Hash{stated}, source.Limits{}, &accepted))
+			_, _, err = c.Fill(context.Background(), testPkg, nil, archiveFetch(t, entries, []hash.Hash{stated}, source.Limits{}))
 			if !errors.Is(err, source.ErrChecksumMismatch) {
 				t.Fatalf("Fill = %v, want ErrChecksumMismatch", err)
 			}
@@ -177,8 +174,7 @@ func TestFillFromArchiveWithSymlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var accepted bool
-	e, _, err := c.Fill(context.Background(), testPkg, nil, archiveFetch(t, entries, nil, source.Limits{}, &accepted))
+	e, _, err := c.Fill(context.Background(), testPkg, nil, archiveFetch(t, entries, nil, source.Limits{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,8 +200,7 @@ func TestFillFromArchiveLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var accepted bool
-			_, _, err = c.Fill(context.Background(), testPkg, nil, archiveFetch(t, entries, nil, lim, &accepted))
+			_, _, err = c.Fill(context.Background(), testPkg, nil, archiveFetch(t, entries, nil, lim))
 			if !errors.Is(err, source.ErrTooLarge) {
 				t.Fatalf("Fill = %v, want ErrTooLarge", err)
 			}
@@ -228,13 +223,12 @@ func TestHashWithoutStoring(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	var accepted bool
-	e, hit, err := c.Hash(ctx, testPkg, []hash.Hash{zh}, archiveFetch(t, entries, []hash.Hash{h1}, source.Limits{}, &accepted))
+	e, hit, err := c.Hash(ctx, testPkg, []hash.Hash{zh}, archiveFetch(t, entries, []hash.Hash{h1}, source.Limits{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hit || !accepted || e.Dir != "" || e.H1 != h1 {
-		t.Fatalf("Hash = %+v, hit %v, accepted %v; want h1 %s, no dir, a miss under AcceptArchives", e, hit, accepted, h1)
+	if hit || e.Dir != "" || e.H1 != h1 {
+		t.Fatalf("Hash = %+v, hit %v; want h1 %s, no dir, a miss", e, hit, h1)
 	}
 	hs := e.Hashes
 	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
@@ -254,15 +248,14 @@ func TestHashWithoutStoring(t *testing.T) {
 		t.Errorf("second Hash = %+v, %v, %v", again, hit, err)
 	}
 	// Fill needs the files: it fetches them.
-	accepted = false
-	f, hit, err := c.Fill(ctx, testPkg, []hash.Hash{zh}, archiveFetch(t, entries, nil, source.Limits{}, &accepted))
+	f, hit, err := c.Fill(ctx, testPkg, []hash.Hash{zh}, archiveFetch(t, entries, nil, source.Limits{}))
 	if err != nil || hit || f.Dir == "" || f.H1 != h1 {
 		t.Errorf("Fill after Hash = %+v, hit %v, %v; want a fetch and an entry", f, hit, err)
 	}
 	// A lying archive is refused by Hash as by Fill.
 	other := testPkg
 	other.Platform.Arch = "arm64"
-	if _, _, err := c.Hash(ctx, other, nil, archiveFetch(t, entries, []hash.Hash{hash.NewHash(hash.SchemeH1, sha256.Sum256([]byte("x")))}, source.Limits{}, &accepted)); !errors.Is(err, source.ErrChecksumMismatch) {
+	if _, _, err := c.Hash(ctx, other, nil, archiveFetch(t, entries, []hash.Hash{hash.NewHash(hash.SchemeH1, sha256.Sum256([]byte("x")))}, source.Limits{})); !errors.Is(err, source.ErrChecksumMismatch) {
 		t.Errorf("Hash of a package whose stated h1: is wrong = %v, want ErrChecksumMismatch", err)
 	}
 }

@@ -50,6 +50,7 @@ type Filesystem struct {
 var (
 	_ source.Source           = (*Filesystem)(nil)
 	_ source.ChecksumReporter = (*Filesystem)(nil)
+	_ source.ArchiveFetcher   = (*Filesystem)(nil)
 )
 
 // NewFilesystem returns the filesystem mirror rooted at dir. A directory
@@ -318,6 +319,17 @@ func (f *Filesystem) find(ctx context.Context, pkg source.Package) (Entry, error
 // extracts a packed one, into dir. Hashes holds the h1: of dir, and for a
 // packed package also the zh: of the zip.
 func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return f.fetch(ctx, pkg, dir, false)
+}
+
+// FetchArchive implements [source.ArchiveFetcher]: a packed provider is
+// handed over as the mirror's zip file itself, which the caller only
+// reads; an unpacked one is copied as by Fetch.
+func (f *Filesystem) FetchArchive(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return f.fetch(ctx, pkg, dir, true)
+}
+
+func (f *Filesystem) fetch(ctx context.Context, pkg source.Package, dir string, handOver bool) (*source.Fetched, error) {
 	e, err := f.find(ctx, pkg)
 	if err != nil {
 		return nil, err
@@ -334,7 +346,7 @@ func (f *Filesystem) Fetch(ctx context.Context, pkg source.Package, dir string) 
 		return nil, &source.Error{Source: f.dir, Package: pkg, Err: fmt.Errorf("%s: %w", e.Path, err)}
 	}
 	got := &source.Fetched{Package: pkg, Dir: dir, Location: e.Path}
-	if e.Packed && source.ArchivesAccepted(ctx) {
+	if e.Packed && handOver {
 		// The mirror's zip itself, read once by the caller (which
 		// computes its zh: and h1:).
 		info, err := os.Stat(e.Path)

@@ -99,13 +99,13 @@ type NetworkOptions struct {
 //
 // A downloaded package must match one of the hashes the mirror lists for
 // it (when it lists any), or Fetch fails with [source.ErrChecksumMismatch]
-// and keeps nothing. Under [source.AcceptArchives] (a cache fill), an
-// archive listed with at most one h1: and at most one zh: is handed over
-// unextracted with those hashes, which the receiver checks on what it
-// reads: then every listed hash must match (OpenTofu accepts a package
-// that matches any one of them); a large one is handed over while it
-// downloads ([source.PendingArchive]: its end is asked for with a ranged
-// GET). Network serves providers only and is safe for concurrent use.
+// and keeps nothing. Asked by FetchArchive (a cache fill, see
+// [source.ArchiveFetcher]), an archive listed with at most one h1: and at
+// most one zh: is handed over unextracted with those hashes, which the
+// receiver checks on what it reads: then every listed hash must match
+// (OpenTofu accepts a package that matches any one of them); a large one
+// is handed over while it downloads ([source.PendingArchive]: its end is
+// asked for with a ranged GET). Network serves providers only and is safe for concurrent use.
 type Network struct {
 	base *url.URL
 	opts NetworkOptions
@@ -118,6 +118,7 @@ type Network struct {
 var (
 	_ source.Source           = (*Network)(nil)
 	_ source.ChecksumReporter = (*Network)(nil)
+	_ source.ArchiveFetcher   = (*Network)(nil)
 )
 
 // NewNetwork returns the network mirror at opts.URL. The URL must be an
@@ -347,6 +348,17 @@ func (n *Network) records(doc *versionDoc) []hash.Record {
 // checks it against the hashes the mirror lists, and extracts it into dir
 // (or hands it over: see [Network]).
 func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return n.fetch(ctx, pkg, dir, false)
+}
+
+// FetchArchive implements [source.ArchiveFetcher]: an archive the mirror
+// lists hashes the caller can check is handed over unextracted (see
+// [Network]); any other is extracted as by Fetch.
+func (n *Network) FetchArchive(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return n.fetch(ctx, pkg, dir, true)
+}
+
+func (n *Network) fetch(ctx context.Context, pkg source.Package, dir string, handOver bool) (*source.Fetched, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -379,7 +391,7 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 		}
 		return nil, err
 	}
-	if stated, ok := handOverHashes(arch.Hashes); ok && source.ArchivesAccepted(ctx) {
+	if stated, ok := handOverHashes(arch.Hashes); ok && handOver {
 		got, err := n.handOver(ctx, p, archURL, dir, stated)
 		if err != nil {
 			return fail(err)
@@ -426,7 +438,7 @@ func (n *Network) Fetch(ctx context.Context, pkg source.Package, dir string) (*s
 }
 
 // handOverHashes reports whether an archive listing hashes may be handed
-// over unextracted (source.AcceptArchives), and the hashes the receiver
+// over unextracted (FetchArchive), and the hashes the receiver
 // must then check: at most one h1: and at most one zh:, every one of which
 // must match. A mirror listing more than one of a kind (the hashes of
 // several builds, say) is matched by any of them, which the receiver's
@@ -446,7 +458,7 @@ func handOverHashes(listed []string) ([]hash.Hash, bool) {
 }
 
 // handOver downloads the archive at u into dir for the caller to extract
-// and hash (source.AcceptArchives), with the hashes the mirror lists for
+// and hash (FetchArchive), with the hashes the mirror lists for
 // it to check. A large archive is handed over while it downloads
 // (httpx.Stream), the others once downloaded.
 func (n *Network) handOver(ctx context.Context, p source.ProviderPackage, u *url.URL, dir string, stated []hash.Hash) (_ *source.Fetched, err error) {

@@ -99,7 +99,9 @@ func (m *bigMirror) network(t *testing.T) *mirror.Network {
 var bigPkg = ppkg("registry.opentofu.org/hashicorp/big", "3.0.0", "linux_amd64")
 
 func fillFromMirror(n *mirror.Network) cache.FetchFunc {
-	return func(ctx context.Context, dir string) (*source.Fetched, error) { return n.Fetch(ctx, bigPkg, dir) }
+	return func(ctx context.Context, dir string) (*source.Fetched, error) {
+		return n.FetchArchive(ctx, bigPkg, dir)
+	}
 }
 
 // A large package from a network mirror is handed over while it downloads,
@@ -108,7 +110,7 @@ func fillFromMirror(n *mirror.Network) cache.FetchFunc {
 func TestNetworkStreamed(t *testing.T) {
 	m := newBigMirror(t)
 	n := m.network(t)
-	f, err := n.Fetch(source.AcceptArchives(context.Background()), bigPkg, filepath.Join(t.TempDir(), "p"))
+	f, err := n.FetchArchive(context.Background(), bigPkg, filepath.Join(t.TempDir(), "p"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func TestNetworkHandOverChecksListedHashes(t *testing.T) {
 func TestNetworkSeveralListedHashesExtracted(t *testing.T) {
 	m := newBigMirror(t)
 	m.listed.Store([]string{"h1:" + strings.Repeat("A", 43) + "=", m.h1})
-	f, err := m.network(t).Fetch(source.AcceptArchives(context.Background()), bigPkg, filepath.Join(t.TempDir(), "p"))
+	f, err := m.network(t).FetchArchive(context.Background(), bigPkg, filepath.Join(t.TempDir(), "p"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func TestFilesystemEmptyPlatformDirRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = c.Fill(context.Background(), pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
-		return m.Fetch(ctx, pkg, dir)
+		return source.FetchArchive(ctx, m, pkg, dir)
 	})
 	if !errors.Is(err, cache.ErrEmptyPackage) {
 		t.Errorf("Fill of an empty package directory: %v, want cache.ErrEmptyPackage", err)

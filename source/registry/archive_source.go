@@ -60,8 +60,9 @@ type ArchiveSource struct {
 }
 
 var (
-	_ source.Source        = (*ArchiveSource)(nil)
-	_ source.ModuleLocator = (*ArchiveSource)(nil)
+	_ source.Source         = (*ArchiveSource)(nil)
+	_ source.ModuleLocator  = (*ArchiveSource)(nil)
+	_ source.ArchiveFetcher = (*ArchiveSource)(nil)
 )
 
 // NewArchiveSource returns an ArchiveSource configured by opts. Of the
@@ -119,6 +120,17 @@ func (a *ArchiveSource) ModuleLocation(ctx context.Context, pkg source.ModulePac
 // Version or a Ref gives an error wrapping [ErrNoVersions]. On error
 // nothing is left in dir.
 func (a *ArchiveSource) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return a.fetch(ctx, pkg, dir, false)
+}
+
+// FetchArchive implements [source.ArchiveFetcher]: as Fetch, but a zip
+// archive is handed over unextracted, in [source.Fetched.Archive]; a
+// tar.gz is extracted.
+func (a *ArchiveSource) FetchArchive(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return a.fetch(ctx, pkg, dir, true)
+}
+
+func (a *ArchiveSource) fetch(ctx context.Context, pkg source.Package, dir string, handOver bool) (*source.Fetched, error) {
 	p, r, err := a.parse(pkg)
 	if err != nil {
 		return nil, err
@@ -130,7 +142,7 @@ func (a *ArchiveSource) Fetch(ctx context.Context, pkg source.Package, dir strin
 	if err != nil {
 		return nil, err
 	}
-	f, err := fetchArchive(ctx, p, l, dir)
+	f, err := fetchArchive(ctx, p, l, dir, handOver)
 	if err != nil {
 		return nil, a.errorFor(p, r, err)
 	}

@@ -30,12 +30,13 @@
 // once the download response is in, and the zip is extracted only after
 // the signed checksums are verified and list it.
 //
-// Under [source.AcceptArchives] (a cache fill) the zip is handed over
-// unextracted, in [source.Fetched.Archive]. A zip of 8 MiB or more is
-// handed over while it downloads ([source.PendingArchive]): when the
-// download's response announces its size, the last 64 KiB (the central
-// directory) are asked for at once with a ranged GET, and once they and the
-// verified signed checksums are in, Fetch returns; the caller reads the
+// Asked with [Source.FetchArchive] ([source.ArchiveFetcher]: a cache
+// fill) the zip is handed over unextracted, in [source.Fetched.Archive].
+// A zip of 8 MiB or more is handed over while it downloads
+// ([source.PendingArchive]): when the download's response announces its
+// size, the last 64 KiB (the central directory) are asked for at once
+// with a ranged GET, and once they and the verified signed checksums are
+// in, FetchArchive returns; the caller reads the
 // archive as it arrives and checks its zh:, and the pending archive's Wait
 // checks that the file holds the bytes the ranged request sent (a
 // difference wraps [source.ErrChecksumMismatch]). A server that does not
@@ -82,10 +83,11 @@
 // [source.ErrTooLarge]), and a module package's version-control metadata
 // (".git", ".hg", ".svn", ".bzr": the one rule,
 // [github.com/tflock/tflock/hash.IsVCSMetadata]) is never written, so that
-// the tree installed is the tree its h1: covers. Under
-// [source.AcceptArchives] (a cache fill) a zip archive is handed over
-// unextracted in [source.Fetched.Archive], for the cache to extract and
-// hash in one read by the same rules; a tar.gz is extracted here.
+// the tree installed is the tree its h1: covers. Asked with
+// FetchArchive ([source.ArchiveFetcher]: a cache fill) a zip archive is
+// handed over unextracted in [source.Fetched.Archive], for the cache to
+// extract and hash in one read by the same rules; a tar.gz is extracted
+// here.
 //
 // [ArchiveSource] fetches module packages whose address is itself an
 // HTTP(S) URL (no registry involved), with the same download, indirection

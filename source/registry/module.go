@@ -206,7 +206,7 @@ func (s *Source) ModuleLocation(ctx context.Context, p source.ModulePackage) (so
 // fetchModule fetches a registry module package whose location is an
 // HTTP archive. A git or OCI location is not fetched here: a dispatcher
 // routes it (see [Source.ModuleLocation]).
-func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir string) (*source.Fetched, error) {
+func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir string, handOver bool) (*source.Fetched, error) {
 	if err := checkEmptyDir(dir); err != nil {
 		return nil, s.errorFor(p, "", err)
 	}
@@ -214,7 +214,7 @@ func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir st
 	if err != nil {
 		return nil, err
 	}
-	f, err := fetchArchive(ctx, p, l, dir)
+	f, err := fetchArchive(ctx, p, l, dir, handOver)
 	if err != nil {
 		return nil, s.errorFor(p, "", err)
 	}
@@ -223,10 +223,14 @@ func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir st
 
 // fetchArchive fetches p from its location l when l is an HTTP archive;
 // any other location gives an error wrapping [ErrUnsupportedLocation]
-// that says what fetches it.
-func fetchArchive(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string) (*source.Fetched, error) {
+// that says what fetches it. With handOver (FetchArchive), a zip archive
+// is handed over unextracted.
+func fetchArchive(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string, handOver bool) (*source.Fetched, error) {
 	if l.Archive == nil {
 		return nil, fmt.Errorf("%w: the module package is at %s, which this source does not fetch: fetch it through a dispatcher that routes module locations to git and OCI sources (install.Dispatch)", ErrUnsupportedLocation, address.Redact(l.Address))
+	}
+	if handOver {
+		return source.FetchArchive(ctx, l.Archive, p, dir)
 	}
 	return l.Archive.Fetch(ctx, p, dir)
 }
@@ -309,24 +313,46 @@ func (s *Source) locate(ctx context.Context, loc string, tokenFor func(host stri
 			}
 			return s.locate(ctx, next, s.hostToken, depth+1)
 		}
-		subdir := r.Subdir
-		return source.ModuleLocation{Address: loc, Archive: source.FetcherFunc(func(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
-			if err := checkEmptyDir(dir); err != nil {
-				return nil, err
-			}
-			shown := pkg // progress events name the package without credentials
-			if mp, ok := pkg.(source.ModulePackage); ok {
-				shown = redactedPackage(mp)
-			}
-			f, err := s.downloadArchive(ctx, shown, u, tok, format, dir)
-			if err != nil {
-				return nil, err
-			}
-			f.Package, f.Subdir = pkg, subdir
-			return f, nil
-		})}, nil
+		return source.ModuleLocation{Address: loc, Archive: &archiveFetcher{s: s, u: u, tok: tok, format: format, subdir: r.Subdir}}, nil
 	}
 	return source.ModuleLocation{}, fmt.Errorf("%w: %s packages (%s) are not supported", ErrUnsupportedLocation, r.Kind, address.Redact(loc))
+}
+
+// archiveFetcher is the fetcher of a module location that is an HTTP
+// archive: it downloads u (with the token tok) and extracts it, or, asked
+// with FetchArchive, hands a zip over unextracted.
+type archiveFetcher struct {
+	s      *Source
+	u      *url.URL
+	tok    string
+	format archive.Format
+	subdir string
+}
+
+var _ source.ArchiveFetcher = (*archiveFetcher)(nil)
+
+func (a *archiveFetcher) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return a.fetch(ctx, pkg, dir, false)
+}
+
+func (a *archiveFetcher) FetchArchive(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return a.fetch(ctx, pkg, dir, true)
+}
+
+func (a *archiveFetcher) fetch(ctx context.Context, pkg source.Package, dir string, handOver bool) (*source.Fetched, error) {
+	if err := checkEmptyDir(dir); err != nil {
+		return nil, err
+	}
+	shown := pkg // progress events name the package without credentials
+	if mp, ok := pkg.(source.ModulePackage); ok {
+		shown = redactedPackage(mp)
+	}
+	f, err := a.s.downloadArchive(ctx, shown, a.u, a.tok, a.format, dir, handOver)
+	if err != nil {
+		return nil, err
+	}
+	f.Package, f.Subdir = pkg, a.subdir
+	return f, nil
 }
 
 // maxLocationHops bounds the chain of X-Terraform-Get indirections.
@@ -405,15 +431,15 @@ func isLocalLocation(loc string) bool {
 }
 
 // downloadArchive downloads a module archive over HTTP and extracts it. A
-// zip archive fetched for a cache (source.AcceptArchives) is handed over
+// zip archive fetched for a cache (handOver: FetchArchive) is handed over
 // unextracted instead, for the cache to extract and hash in one read.
-func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url.URL, token string, format archive.Format, dir string) (_ *source.Fetched, err error) {
+func (s *Source) downloadArchive(ctx context.Context, pkg source.Package, u *url.URL, token string, format archive.Format, dir string, handOver bool) (_ *source.Fetched, err error) {
 	if u.Scheme != "https" && u.Scheme != "http" {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupportedLocation, redact(u))
 	}
 	pr := s.newProgress(ctx, pkg)
 	req := request{url: u, token: token, started: pr.start}
-	if format == archive.Zip && source.ArchivesAccepted(ctx) {
+	if format == archive.Zip && handOver {
 		tmp, err := fsutil.ArchiveFile(dir)
 		if err != nil {
 			return nil, err

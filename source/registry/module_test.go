@@ -335,7 +335,7 @@ func TestLocalModuleLocationRefused(t *testing.T) {
 	}
 }
 
-// A module zip fetched for the cache (source.AcceptArchives) is handed
+// A module zip fetched for the cache (FetchArchive) is handed
 // over unextracted and read once by the cache: the entry is the module's
 // tree, hashed to the module h1: (VCS metadata left out), with the
 // location's subdirectory; a tar.gz is still extracted by the source.
@@ -349,7 +349,7 @@ func TestModuleZipHandedOver(t *testing.T) {
 	pkg := func(v string) source.ModulePackage {
 		return source.ModulePackage{Source: "registry.example.test/acme/net/aws", Version: versions.MustParse(v)}
 	}
-	f, err := src.Fetch(source.AcceptArchives(context.Background()), pkg("1.0.0"), filepath.Join(t.TempDir(), "m"))
+	f, err := src.FetchArchive(context.Background(), pkg("1.0.0"), filepath.Join(t.TempDir(), "m"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestModuleZipHandedOver(t *testing.T) {
 	}
 	for _, v := range []string{"1.0.0", "2.0.0"} {
 		e, _, err := c.Fill(context.Background(), pkg(v), nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
-			return src.Fetch(ctx, pkg(v), dir)
+			return source.FetchArchive(ctx, src, pkg(v), dir)
 		})
 		if err != nil {
 			t.Fatal(err)

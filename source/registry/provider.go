@@ -655,7 +655,7 @@ func checkSums(m *downloadMeta, rel *release) error {
 	return nil
 }
 
-func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, dir string) (*source.Fetched, error) {
+func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, dir string, handOver bool) (*source.Fetched, error) {
 	addr, err := s.ResolveProvider(ctx, p.Addr)
 	if err != nil {
 		return nil, err
@@ -700,7 +700,7 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 		}
 		return checkPackages(m, rel)
 	}
-	f, err := s.downloadZip(ctx, p, m, dir, verify)
+	f, err := s.downloadZip(ctx, p, m, dir, handOver, verify)
 	if err != nil {
 		if !verified {
 			// A failed release verification explains more than the
@@ -717,11 +717,11 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 	return f, nil
 }
 
-// downloadZip downloads, checks and extracts the package of m into dir.
+// downloadZip downloads, checks and extracts the package of m into dir,
+// or hands it over unextracted when handOver is set (FetchArchive).
 // verify, called once the package is downloaded and before anything else
 // is done with it, checks the metadata against the signed checksums.
-func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, verify func() error) (_ *source.Fetched, err error) {
-	handOver := source.ArchivesAccepted(ctx)
+func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, handOver bool, verify func() error) (_ *source.Fetched, err error) {
 	keep := false // the archive is handed over still downloading
 	var stage string
 	var tmp *os.File

@@ -162,13 +162,13 @@ func TestLyingRegistry(t *testing.T) {
 			}
 			nothingLeft(t, dir)
 			// The same verdict when the cache takes the archive and reads
-			// it once (source.AcceptArchives), and nothing is stored.
+			// it once (FetchArchive), and nothing is stored.
 			c, err := cache.Open(t.TempDir(), cache.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, _, err = c.Fill(context.Background(), pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
-				return src.Fetch(ctx, pkg, dir)
+				return source.FetchArchive(ctx, src, pkg, dir)
 			})
 			if err == nil {
 				t.Fatal("Fill succeeded against a lying registry")

@@ -12,7 +12,7 @@ import (
 
 // Source speaks the provider and module registry protocols to whichever
 // registry host each package address names. It implements [source.Source]
-// and [source.ChecksumReporter] and is safe for concurrent use. Service
+// [source.ChecksumReporter] and [source.ArchiveFetcher] and is safe for concurrent use. Service
 // discovery, legacy address lookups and verified SHA256SUMS documents are
 // cached for the life of the Source; download responses (one per provider,
 // version and platform) for five minutes, since their URLs may expire.
@@ -30,6 +30,7 @@ var (
 	_ source.Source           = (*Source)(nil)
 	_ source.ChecksumReporter = (*Source)(nil)
 	_ source.ModuleLocator    = (*Source)(nil)
+	_ source.ArchiveFetcher   = (*Source)(nil)
 )
 
 // NewSource returns a Source configured by opts (see [Options] for the
@@ -61,11 +62,22 @@ func (s *Source) Versions(ctx context.Context, pkg source.Package) ([]source.Ava
 // [Source.ModuleLocation] and routes it. On any error nothing is left in
 // dir.
 func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return s.fetch(ctx, pkg, dir, false)
+}
+
+// FetchArchive implements [source.ArchiveFetcher]: as Fetch, but a
+// provider's zip, and a module's zip archive, is handed over unextracted
+// (see the package documentation); a module's tar.gz is extracted.
+func (s *Source) FetchArchive(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	return s.fetch(ctx, pkg, dir, true)
+}
+
+func (s *Source) fetch(ctx context.Context, pkg source.Package, dir string, handOver bool) (*source.Fetched, error) {
 	switch p := pkg.(type) {
 	case source.ProviderPackage:
-		return s.fetchProvider(ctx, p, dir)
+		return s.fetchProvider(ctx, p, dir, handOver)
 	case source.ModulePackage:
-		return s.fetchModule(ctx, p, dir)
+		return s.fetchModule(ctx, p, dir, handOver)
 	}
 	return nil, &source.Error{Package: pkg, Err: fmt.Errorf("%w: unsupported package type %T", source.ErrNotFound, pkg)}
 }

@@ -55,7 +55,7 @@ func setStreamMin(t *testing.T, n int64) {
 }
 
 func fillFrom(src *registry.Source, pkg source.Package) cache.FetchFunc {
-	return func(ctx context.Context, dir string) (*source.Fetched, error) { return src.Fetch(ctx, pkg, dir) }
+	return func(ctx context.Context, dir string) (*source.Fetched, error) { return src.FetchArchive(ctx, pkg, dir) }
 }
 
 // emptyCache fails unless the cache stores no object and its temporary
@@ -75,7 +75,7 @@ func emptyCache(t *testing.T, c *cache.Cache) {
 // asks nothing.
 func TestStreamedPackage(t *testing.T) {
 	srv, src, pkg, info, file := streamWorld(t, registrytest.Options{})
-	f, err := src.Fetch(source.AcceptArchives(context.Background()), pkg, t.TempDir())
+	f, err := src.FetchArchive(context.Background(), pkg, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestStreamedPackageHTTP1(t *testing.T) {
 	}
 	var pending bool
 	e, _, err := c.Fill(context.Background(), pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
-		f, err := src.Fetch(ctx, pkg, dir)
+		f, err := source.FetchArchive(ctx, src, pkg, dir)
 		pending = f != nil && f.Pending != nil
 		return f, err
 	})
@@ -153,7 +153,7 @@ func TestStreamedPackageHTTP1(t *testing.T) {
 // A server without ranges: the package is read once downloaded.
 func TestStreamNoRanges(t *testing.T) {
 	_, src, pkg, info, _ := streamWorld(t, registrytest.Options{NoRanges: true})
-	f, err := src.Fetch(source.AcceptArchives(context.Background()), pkg, t.TempDir())
+	f, err := src.FetchArchive(context.Background(), pkg, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestStreamCancelled(t *testing.T) {
 	defer cancel()
 	var pending atomic.Bool
 	_, _, err = c.Fill(ctx, pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
-		f, err := src.Fetch(ctx, pkg, dir)
+		f, err := source.FetchArchive(ctx, src, pkg, dir)
 		if f != nil && f.Pending != nil {
 			pending.Store(true)
 			cancel() // before the cache reads anything

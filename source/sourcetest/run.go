@@ -65,9 +65,9 @@ type Cases struct {
 //   - Fetch of a known package fills the directory, reports the package and
 //     the directory, and an h1: hash that matches an independent dirhash of
 //     the directory (and WantH1 when given);
-//   - a package filled through a cache (which accepts archives, see
-//     [source.AcceptArchives]) is stored with the h1: of what a plain
-//     Fetch extracts;
+//   - a package filled through a cache with [source.FetchArchive] (which
+//     an [source.ArchiveFetcher] answers with its archive) is stored with
+//     the h1: of what a plain Fetch extracts;
 //   - Fetch into a directory that already holds files leaves them alone;
 //   - Fetch of an unknown package, a missing version or a missing platform
 //     fails with the matching sentinel error and leaves nothing in the
@@ -78,7 +78,11 @@ type Cases struct {
 //   - a cancelled context makes Versions and Fetch fail with an error
 //     wrapping the context's error, leaving nothing behind;
 //   - concurrent Versions and Fetch calls give the same answers;
-//   - a [source.ChecksumReporter] reports well-formed hashes.
+//   - a [source.ChecksumReporter] reports well-formed hashes;
+//   - a [source.ArchiveFetcher]'s FetchArchive of a known package gives
+//     its files (Dir) or its archive (Archive, whose zh: is any zh: the
+//     Fetched states), and of an unknown package an error wrapping
+//     [source.ErrNotFound], leaving nothing in the directory.
 func Run(t *testing.T, src source.Source, c Cases) {
 	t.Helper()
 	if len(c.Known) == 0 {
@@ -140,9 +144,10 @@ func Run(t *testing.T, src source.Source, c Cases) {
 	})
 
 	t.Run("ThroughCache", func(t *testing.T) {
-		// Under source.AcceptArchives (as a cache fill asks), the
-		// source may hand over its archive; what the cache stores from
-		// it must be what a plain Fetch extracts: the same h1:.
+		// Asked with source.FetchArchive (as a cache fill asks), an
+		// ArchiveFetcher may hand over its archive; what the cache
+		// stores from it must be what a plain Fetch extracts: the same
+		// h1:.
 		for i, pkg := range c.Known {
 			dir := filepath.Join(t.TempDir(), fmt.Sprintf("plain%d", i))
 			plain, err := src.Fetch(ctx, pkg, dir)
@@ -160,7 +165,7 @@ func Run(t *testing.T, src source.Source, c Cases) {
 				t.Fatal(err)
 			}
 			e, _, err := cc.Fill(ctx, pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
-				return src.Fetch(ctx, pkg, dir)
+				return source.FetchArchive(ctx, src, pkg, dir)
 			})
 			if err != nil {
 				t.Errorf("Fill(%s) through the cache: %v", pkg, err)
@@ -312,6 +317,60 @@ func Run(t *testing.T, src source.Source, c Cases) {
 				checkErrorContext(t, "Checksums", pkg, err)
 			}
 		})
+	}
+
+	if af, ok := src.(source.ArchiveFetcher); ok {
+		t.Run("FetchArchive", func(t *testing.T) { checkFetchArchive(ctx, t, af, c.Known, unknown) })
+	}
+}
+
+// checkFetchArchive checks af's FetchArchive: a known package comes as
+// files or as an archive whose zh: is the one stated; an unknown one
+// fails with an error wrapping source.ErrNotFound and leaves nothing.
+func checkFetchArchive(ctx context.Context, t *testing.T, af source.ArchiveFetcher, known, unknown []source.Package) {
+	for i, pkg := range known {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("archive%d", i))
+		got, err := af.FetchArchive(ctx, pkg, dir)
+		if err != nil {
+			t.Errorf("FetchArchive(%s): %v", pkg, err)
+			continue
+		}
+		if got.Pending != nil {
+			if err := got.Pending.Wait(); err != nil {
+				t.Errorf("FetchArchive(%s): the pending archive's Wait: %v", pkg, err)
+				continue
+			}
+		}
+		if got.Package != pkg {
+			t.Errorf("FetchArchive(%s): Fetched.Package = %v", pkg, got.Package)
+		}
+		if (got.Dir == "") == (got.Archive == "") {
+			t.Errorf("FetchArchive(%s): Fetched.Dir %q, Archive %q; want exactly one", pkg, got.Dir, got.Archive)
+			continue
+		}
+		if got.Archive == "" {
+			continue
+		}
+		zh, err := hash.ZH(got.Archive)
+		if err != nil {
+			t.Errorf("FetchArchive(%s): reading the archive: %v", pkg, err)
+			continue
+		}
+		for _, h := range got.Hashes {
+			if h.Scheme() == hash.SchemeZH && h != zh {
+				t.Errorf("FetchArchive(%s): states %s, the archive's zh: is %s", pkg, h, zh)
+			}
+		}
+	}
+	for i, pkg := range unknown {
+		pkg = withSomeVersion(pkg, known)
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("archivemiss%d", i))
+		got, err := af.FetchArchive(ctx, pkg, dir)
+		if !errors.Is(err, source.ErrNotFound) {
+			t.Errorf("FetchArchive(%s) of an unknown package: got %v, %v; want an error wrapping source.ErrNotFound", pkg, got, err)
+		}
+		checkErrorContext(t, "FetchArchive", pkg, err)
+		checkNothingLeft(t, dir, pkg)
 	}
 }
 

@@ -1,8 +1,10 @@
 package sourcetest
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"io/fs"
@@ -36,6 +38,10 @@ type Static struct {
 	Providers []StaticProvider
 	// Modules are the module packages served, one per version (or ref).
 	Modules []StaticModule
+	// Archives makes FetchArchive hand each package over as a zip
+	// archive (as a registry does), for tests of the code that extracts
+	// it. Default false: FetchArchive extracts, as Fetch.
+	Archives bool
 }
 
 // StaticProvider is one provider package of a [Static].
@@ -65,6 +71,7 @@ type StaticModule struct {
 var (
 	_ source.Source           = (*Static)(nil)
 	_ source.ChecksumReporter = (*Static)(nil)
+	_ source.ArchiveFetcher   = (*Static)(nil)
 )
 
 // String returns the Static's name.
@@ -228,6 +235,65 @@ func (s *Static) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 		Size:     size,
 		Hashes:   []hash.Hash{h1},
 		Pin:      pin,
+	}, nil
+}
+
+// FetchArchive implements [source.ArchiveFetcher]. With Archives set it
+// writes the package's files into a zip archive in dir (each with the
+// mode Fetch gives it) and hands that over, stating the archive's zh:;
+// otherwise it is Fetch.
+func (s *Static) FetchArchive(ctx context.Context, pkg source.Package, dir string) (*source.Fetched, error) {
+	if !s.Archives {
+		return s.Fetch(ctx, pkg, dir)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	files, pin, err := s.lookup(pkg)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range sortedNames(files) {
+		if !fsutil.ValidName(name) {
+			return nil, &source.Error{Source: s.String(), Package: pkg, Err: fmt.Errorf("invalid file name %q in package", name)}
+		}
+		fh := &zip.FileHeader{Name: name, Method: zip.Deflate}
+		fh.SetMode(fileModeFor(name))
+		w, err := zw.CreateHeader(fh)
+		if err == nil {
+			_, err = io.WriteString(w, files[name])
+		}
+		if err != nil {
+			return nil, &source.Error{Source: s.String(), Package: pkg, Err: err}
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, &source.Error{Source: s.String(), Package: pkg, Err: err}
+	}
+	cleanup, err := fsutil.Prepare(dir)
+	if err != nil {
+		return nil, &source.Error{Source: s.String(), Package: pkg, Err: err}
+	}
+	f, err := fsutil.ArchiveFile(dir)
+	if err == nil {
+		_, err = f.Write(buf.Bytes())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		cleanup()
+		return nil, &source.Error{Source: s.String(), Package: pkg, Err: err}
+	}
+	return &source.Fetched{
+		Package:  pkg,
+		Location: s.String() + ":" + pkg.String(),
+		Size:     int64(buf.Len()),
+		Hashes:   []hash.Hash{hash.NewHash(hash.SchemeZH, sha256.Sum256(buf.Bytes()))},
+		Pin:      pin,
+		Archive:  f.Name(),
 	}, nil
 }
 

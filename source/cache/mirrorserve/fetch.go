@@ -48,7 +48,7 @@ func bringArchive(ctx context.Context, o bringOptions, pkg source.ProviderPackag
 		// A miss or a bad copy: the origin is asked, as the cache does.
 		_ = os.Remove(zip)
 	}
-	f, err := o.Source.Fetch(source.AcceptArchives(ctx), pkg, filepath.Join(tmp, "fetch"))
+	f, err := source.FetchArchive(ctx, o.Source, pkg, filepath.Join(tmp, "fetch"))
 	if err != nil {
 		return hash.ZipSum{}, err
 	}

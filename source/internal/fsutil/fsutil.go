@@ -210,7 +210,7 @@ func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
 }
 
 // ArchiveFile creates the file into which a source downloads an archive it
-// hands over unextracted (source.AcceptArchives): in dir (the caller's
+// hands over unextracted (source.ArchiveFetcher): in dir (the caller's
 // own, created if missing), named package-*.zip. The archive is the
 // result; the source removes it if anything fails.
 func ArchiveFile(dir string) (*os.File, error) {
