@@ -133,8 +133,9 @@ func moduleDir(b *testing.B) string {
 }
 
 // peakHeap samples the live heap while f runs b.N times and reports the
-// peak as the metric "peak-heap-MB". cleanup, if not nil, runs after each
-// call with the timer stopped.
+// peak as the metric "peak-heap-MB", and, where it can be read, the
+// process's peak resident size as "peak-RSS-MiB" (mapped files included).
+// cleanup, if not nil, runs after each call with the timer stopped.
 func peakHeap(b *testing.B, f func(), cleanup ...func()) {
 	var peak atomic.Uint64
 	done := make(chan struct{})
@@ -155,6 +156,7 @@ func peakHeap(b *testing.B, f func(), cleanup ...func()) {
 			}
 		}
 	})
+	rss := resetPeakRSS()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		f()
@@ -168,6 +170,10 @@ func peakHeap(b *testing.B, f func(), cleanup ...func()) {
 	close(done)
 	wg.Wait()
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+	if rss {
+		// The whole process's, mapped files included.
+		b.ReportMetric(peakRSS(b)/(1<<20), "peak-RSS-MiB")
+	}
 }
 
 // baselineZH is OpenTofu's zh: a second pass over the archive.
