@@ -54,6 +54,16 @@ const (
 // benchmarks that measure it.
 var populateAhead = 8 << 20
 
+// releaseSpan is how much of a mapped output file, decoded beyond the
+// DEFLATE window and hashed, is released from the process at a time (see
+// release), so that the resident part of the mapping stays about
+// populateAhead+releaseSpan whatever the entry's size; 0 turns it off.
+// A variable for the tests and benchmarks that measure it.
+var releaseSpan = 8 << 20
+
+// releasedBytes counts the bytes of mapped output released, for tests.
+var releasedBytes atomic.Int64
+
 // inflateErr turns an error of hash/internal/flate into the package's
 // errors for e's contents.
 func inflateErr(err error, e *zipEntry) error {
@@ -217,12 +227,28 @@ func inflateMapped(ctx context.Context, g *errgroup.Group, label string, e *zipE
 			}
 		}
 		prefault(populateAhead)
+		// Release the pages that neither goroutine reads again: hashed,
+		// and further behind the decoder than the DEFLATE window its
+		// back-references reach into. Whole pages of the mapping (which
+		// starts on a page), releaseSpan bytes at a time.
+		page := os.Getpagesize()
+		released, canRelease := 0, releaseSpan > 0
+		releaseUpTo := func(n int) {
+			upTo := (n - flate.WindowSize) / page * page
+			if canRelease && upTo-released >= releaseSpan {
+				if canRelease = release(m[released:upTo]); canRelease {
+					releasedBytes.Add(int64(upTo - released))
+				}
+				released = upTo
+			}
+		}
 		// Read every report, so that the mapping outlives the decoder.
 		for n := range progress {
 			prefault(n + populateAhead)
 			if werr == nil {
 				werr = faultErr(func() error { return st.write(m[prev:n]) })
 				prev = n
+				releaseUpTo(n)
 			}
 		}
 		uerr := unmap()

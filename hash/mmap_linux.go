@@ -51,3 +51,18 @@ func populate(b []byte) bool {
 		}
 	}
 }
+
+// release drops the pages of b, part of a mapping from mapOutput that is
+// decoded and hashed, from the process (MADV_DONTNEED), so that a large
+// entry does not hold its whole size resident. On a MAP_SHARED file
+// mapping the contents are kept: the dirty pages stay in the page cache and
+// are written back to the file, and a later access reads them from there
+// (madvise(2)). It reports false if the kernel refuses.
+func release(b []byte) bool {
+	for {
+		err := syscall.Madvise(b, syscall.MADV_DONTNEED)
+		if err != syscall.EINTR {
+			return err == nil
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -130,6 +131,7 @@ type world struct {
 	dir      string // the configuration directory
 	home     string
 	env      []string
+	wrap     []string // a command and arguments every run goes through, if set
 }
 
 // newWorld starts the sources of installtest (registry, git repositories,
@@ -250,7 +252,11 @@ func (w *world) run(wantCode int, bin string, args ...string) string {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	name, cargs := bin, args
+	if len(w.wrap) > 0 {
+		name, cargs = w.wrap[0], append(append(slices.Clone(w.wrap[1:]), bin), args...)
+	}
+	cmd := exec.CommandContext(ctx, name, cargs...)
 	cmd.Dir = w.dir
 	cmd.Env = w.env
 	out, err := cmd.CombinedOutput()

@@ -30,7 +30,8 @@ import (
 //     the time no client of the protocol can go below on this machine.
 //
 // Each tool is skipped without its variable (TFLOCK_TOFU, TFLOCK_TERRAFORM).
-// The "requests/op" metric is the registry's count. Compare with
+// The "requests/op" metric is the registry's count; the cold measure also
+// reports "peak-RSS-MiB" (see peakRSS). Compare with
 // benchstat; BENCHMARKS.md at the repository root has the command and the
 // figures.
 func BenchmarkSideBySide(b *testing.B) {
@@ -102,13 +103,19 @@ func BenchmarkSideBySide(b *testing.B) {
 			bin := binFor(b, tl.name, tl.env)
 			w := big(b)
 			before := w.w.Registry.Requests()
+			rss := peakRSS(b, w)
 			for b.Loop() {
 				b.StopTimer()
 				fresh(w)
 				b.StartTimer()
 				runTool(b, w, tl.name, bin, initArgs(tl.name))
+				b.StopTimer()
+				rss.read()
+				b.StartTimer()
 			}
+			w.wrap = nil
 			b.ReportMetric(float64(w.w.Registry.Requests()-before)/float64(b.N), "requests/op")
+			rss.report()
 		})
 	}
 	for _, tl := range tools {
@@ -184,5 +191,58 @@ func BenchmarkSideBySide(b *testing.B) {
 				b.ReportMetric(float64(w.w.Registry.Requests()-before)/float64(b.N), "requests/op")
 			})
 		}
+	}
+}
+
+// gnuTime is GNU time, through which the cold measure runs each tool to
+// read its peak resident size.
+const gnuTime = "/usr/bin/time"
+
+// rssMeter gathers the peak resident size of the runs of a benchmark.
+type rssMeter struct {
+	b    *testing.B
+	file string // where GNU time writes the size; "" when not measured
+	peak float64
+}
+
+// peakRSS makes w run its tools through GNU time, when there is one, so
+// that the benchmark can report the largest peak resident size of the
+// tool's processes as "peak-RSS-MiB": the maximum resident set size that
+// /usr/bin/time reports, mapped file pages included, as a CI runner's
+// memory limit counts them. (The rusage of a child of the test process
+// itself would not do: a child started by Go shares the test process's
+// memory until it executes the tool, and the kernel keeps that peak, the
+// test's registry fixtures included, as the child's.) The caller resets
+// w.wrap when done.
+func peakRSS(b *testing.B, w *world) *rssMeter {
+	m := &rssMeter{b: b}
+	if _, err := os.Stat(gnuTime); err != nil {
+		return m
+	}
+	m.file = filepath.Join(b.TempDir(), "rss")
+	w.wrap = []string{gnuTime, "-f", "%M", "-o", m.file}
+	return m
+}
+
+// read takes the peak of the last run.
+func (m *rssMeter) read() {
+	if m.file == "" {
+		return
+	}
+	out, err := os.ReadFile(m.file)
+	if err != nil {
+		m.b.Fatal(err)
+	}
+	kib, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		m.b.Fatalf("%s: %q: %v", gnuTime, out, err)
+	}
+	m.peak = max(m.peak, kib*1024)
+}
+
+// report reports the largest peak read.
+func (m *rssMeter) report() {
+	if m.peak > 0 {
+		m.b.ReportMetric(m.peak/(1<<20), "peak-RSS-MiB")
 	}
 }
