@@ -24,9 +24,9 @@ func TestInteropCheckLocalCallsOfTofuInstall(t *testing.T) {
 	fx.Modules = append(fx.Modules, registrytest.Module{Addr: installtest.RegistryHost + "/acme/mono/cloud", Versions: []registrytest.ModuleVersion{{
 		Version: "1.0.0", Delivery: registrytest.DeliverHeader, Subdir: "modules/good",
 		Files: map[string]string{
-			"modules/good/main.tf":        "module \"n\" {\n  source = \"./nested\"\n}\nmodule \"s\" {\n  source = \"../shared/\"\n}\n",
+			"modules/good/main.tf":        "module \"n\" {\n  source = \"./nested\"\n}\nmodule \"s\" {\n  source = \"../common/\"\n}\n",
 			"modules/good/nested/main.tf": "output \"which\" {\n  value = \"nested\"\n}\n",
-			"modules/shared/main.tf":      "output \"which\" {\n  value = \"shared\"\n}\n",
+			"modules/common/main.tf":      "output \"which\" {\n  value = \"common\"\n}\n",
 		},
 	}}})
 	w := newWorldWith(t, fx, registrytest.Options{})
@@ -44,7 +44,7 @@ func TestInteropCheckLocalCallsOfTofuInstall(t *testing.T) {
 		t.Fatalf("Check of tofu's install: %v %v\nmodules.json: %s", err, cr.Problems, theirs)
 	}
 	man := string(w.read(".terraform/modules/modules.json"))
-	for _, dir := range []string{`".terraform/modules/app/modules/good/nested"`, `".terraform/modules/app/modules/shared"`, `"mods/x"`} {
+	for _, dir := range []string{`".terraform/modules/app/modules/good/nested"`, `".terraform/modules/app/modules/common"`, `"mods/x"`} {
 		if !strings.Contains(man, dir) {
 			t.Errorf("tofu's modules.json has no %s:\n%s", dir, man)
 		}
