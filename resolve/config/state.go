@@ -75,7 +75,7 @@ func StateRequirements(src []byte, filename string) ([]resolve.Requirement, erro
 		return nil, &StateError{Filename: filename, Err: fmt.Errorf("not a state file: no format version")}
 	}
 	if *st.Version != 4 {
-		return nil, &StateError{Filename: filename, Err: fmt.Errorf("state format version %d is not supported; only version 4 is (run tofu once to upgrade the state)", *st.Version)}
+		return nil, &StateError{Filename: filename, Err: fmt.Errorf("state format version %d is not supported; only version 4 is (a run of OpenTofu or Terraform with this state upgrades it)", *st.Version)}
 	}
 	var addrs []tfaddr.Provider
 	for i, r := range st.Resources {

@@ -34,7 +34,7 @@ func TestStateRequirementsErrors(t *testing.T) {
 		{"array", "[]", "s.tfstate: not a valid state file: the top level is a JSON array (at byte 1)"},
 		{"string version", `{"version": "4"}`, `s.tfstate: not a valid state file: "version" is a JSON string (at byte 15)`},
 		{"no version", "{}", "s.tfstate: not a state file: no format version"},
-		{"version 3", `{"version": 3}`, "s.tfstate: state format version 3 is not supported; only version 4 is (run tofu once to upgrade the state)"},
+		{"version 3", `{"version": 3}`, "s.tfstate: state format version 3 is not supported; only version 4 is (a run of OpenTofu or Terraform with this state upgrades it)"},
 		{"bad provider", `{"version": 4, "resources": [{"provider": "provider.aws"}]}`, `s.tfstate: resources[0]: invalid provider configuration address "provider.aws": want provider["HOST/NAMESPACE/TYPE"]`},
 		{"short provider", `{"version": 4, "resources": [{"provider": "provider[\"hashicorp/aws\"]"}]}`, `s.tfstate: resources[0]: invalid provider configuration address "provider[\"hashicorp/aws\"]": the provider address must be fully qualified`},
 		{"unterminated", `{"version": 4, "resources": [{"provider": "provider[\"a/b/c"}]}`, `s.tfstate: resources[0]: invalid provider configuration address "provider[\"a/b/c": no closing "]`},
