@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/tflock/tflock/resolve/install"
-	"github.com/tflock/tflock/resolve/install/installtest"
-	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
 // TestInteropCheckLocalCallsOfTofuInstall: tofu, tflock, tofu. tofu
@@ -20,16 +18,11 @@ import (
 // loads a local module from the directory modules.json records).
 func TestInteropCheckLocalCallsOfTofuInstall(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
-	fx := installtest.DefaultFixtures()
-	fx.Modules = append(fx.Modules, registrytest.Module{Addr: installtest.RegistryHost + "/acme/mono/cloud", Versions: []registrytest.ModuleVersion{{
-		Version: "1.0.0", Delivery: registrytest.DeliverHeader, Subdir: "modules/good",
-		Files: map[string]string{
-			"modules/good/main.tf":        "module \"n\" {\n  source = \"./nested\"\n}\nmodule \"s\" {\n  source = \"../common/\"\n}\n",
-			"modules/good/nested/main.tf": "output \"which\" {\n  value = \"nested\"\n}\n",
-			"modules/common/main.tf":      "output \"which\" {\n  value = \"common\"\n}\n",
-		},
-	}}})
-	w := newWorldWith(t, fx, registrytest.Options{})
+	w := monoWorld(t, map[string]string{
+		"modules/good/main.tf":        "module \"n\" {\n  source = \"./nested\"\n}\nmodule \"s\" {\n  source = \"../common/\"\n}\n",
+		"modules/good/nested/main.tf": "output \"which\" {\n  value = \"nested\"\n}\n",
+		"modules/common/main.tf":      "output \"which\" {\n  value = \"common\"\n}\n",
+	})
 	w.config(map[string]string{
 		"main.tf":        "module \"app\" {\n  source  = \"registry.example.test/acme/mono/cloud\"\n  version = \"1.0.0\"\n}\nmodule \"local\" {\n  source = \"./mods/x\"\n}\n",
 		"mods/x/main.tf": "output \"which\" {\n  value = \"x\"\n}\n",

@@ -17,16 +17,11 @@ import (
 // installs the same directory: the lock names what tofu runs.
 func TestInteropRegistrySubdir(t *testing.T) {
 	tofu := tool(t, "TFLOCK_TOFU", "tofu")
-	fx := installtest.DefaultFixtures()
-	fx.Modules = append(fx.Modules, registrytest.Module{Addr: installtest.RegistryHost + "/acme/mono/cloud", Versions: []registrytest.ModuleVersion{{
-		Version: "1.0.0", Delivery: registrytest.DeliverHeader, Subdir: "modules/good",
-		Files: map[string]string{
-			"main.tf":              "output \"which\" {\n  value = \"root\"\n}\n",
-			"modules/good/main.tf": "output \"which\" {\n  value = \"good\"\n}\n",
-			"modules/evil/main.tf": "output \"which\" {\n  value = \"evil\"\n}\n",
-		},
-	}}})
-	w := newWorldWith(t, fx, registrytest.Options{})
+	w := monoWorld(t, map[string]string{
+		"main.tf":              "output \"which\" {\n  value = \"root\"\n}\n",
+		"modules/good/main.tf": "output \"which\" {\n  value = \"good\"\n}\n",
+		"modules/evil/main.tf": "output \"which\" {\n  value = \"evil\"\n}\n",
+	})
 	w.config(map[string]string{"main.tf": `module "app" {
   source  = "registry.example.test/acme/mono/cloud"
   version = "1.0.0"
@@ -56,4 +51,16 @@ func TestInteropRegistrySubdir(t *testing.T) {
 	}
 	w.run(0, tofu, "init", "-input=false", "-no-color")
 	installed("tofu")
+}
+
+// monoWorld is a world whose registry also serves
+// registry.example.test/acme/mono/cloud 1.0.0: a package of the given
+// files whose download location names its subdirectory modules/good.
+func monoWorld(t *testing.T, files map[string]string) *world {
+	t.Helper()
+	fx := installtest.DefaultFixtures()
+	fx.Modules = append(fx.Modules, registrytest.Module{Addr: installtest.RegistryHost + "/acme/mono/cloud", Versions: []registrytest.ModuleVersion{{
+		Version: "1.0.0", Delivery: registrytest.DeliverHeader, Subdir: "modules/good", Files: files,
+	}}})
+	return newWorldWith(t, fx, registrytest.Options{})
 }
