@@ -169,6 +169,12 @@ func moduleTag(h1 hash.Hash, subdir string) (string, bool) {
 	return tag, true
 }
 
+// versionTag is the tag of provider p's version: the version, "+"
+// written "_".
+func versionTag(p source.ProviderPackage) string {
+	return strings.ReplaceAll(p.Version.String(), "+", "_")
+}
+
 // repository returns the (cached) client for "host/repository".
 func (t *Tier) repository(ctx context.Context, name string) (*remote.Repository, error) {
 	t.mu.Lock()
@@ -302,6 +308,15 @@ func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, pa
 		src = t.modSrc
 	}
 	a, err := src.FetchArchive(ctx, ask, path)
+	if p, ok := pkg.(source.ProviderPackage); ok && errors.Is(err, source.ErrPlatformNotSupported) {
+		// The index is a hint: a writer whose index replaced another's
+		// dropped that platform from it, not from its own tag.
+		if ptag, ok := platformTag(versionTag(p), p.Platform); ok {
+			if a2, err2 := src.FetchTargetArchive(ctx, p, ptag, path); !isMiss(err2) {
+				a, err = a2, err2
+			}
+		}
+	}
 	if err != nil {
 		return cache.RemoteArchive{}, err
 	}
