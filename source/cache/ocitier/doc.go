@@ -11,8 +11,8 @@
 // # Layout
 //
 // The tier lives under one location "HOST[:PORT]/PREFIX". A lookup
-// resolves tags by name, one, or two for a provider platform missing from
-// its version's index; only a provider writer lists tags (see below).
+// resolves tags by name: one, or two for a provider platform missing from
+// its version's index. Only a writer of a provider lists tags (see below).
 //
 // Providers are written in OpenTofu's own provider mirror format, so that
 // tofu with
@@ -59,8 +59,9 @@
 // are. A reader whose version index lacks its platform reads the
 // platform's tag, checked as an index's platform manifest is; a platform
 // the index lists is read as OpenTofu reads it, so what a previous
-// tflock wrote (an index without platform tags) reads as before, and a
-// platform of it written again gains its tag. A platform whose tag would
+// tflock wrote (an index without platform tags) reads as before, a
+// platform of it written again gains its tag, and a previous tflock reads
+// what this one writes. A platform whose tag would
 // be longer than the 128 characters a tag may have is kept in the index
 // only.
 //
