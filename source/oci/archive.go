@@ -96,6 +96,12 @@ func (s *Source) fetchArchive(ctx context.Context, name string, repo Repository,
 	default:
 		return nil, fmt.Errorf("%w: unsupported package type %T", source.ErrNotFound, pkg)
 	}
+	return s.writeArchive(ctx, name, repo, pkg, layer, holder, annotations, path)
+}
+
+// writeArchive downloads layer, held by the manifest holder, to the file
+// path: beside it, then renamed into place.
+func (s *Source) writeArchive(ctx context.Context, name string, repo Repository, pkg source.Package, layer, holder ocispec.Descriptor, annotations map[string]string, path string) (*Archive, error) {
 	f, sum, err := s.downloadBlob(ctx, repo, layer, path, pkg)
 	if err != nil {
 		return nil, err

@@ -98,6 +98,12 @@ func platformLayer(ctx context.Context, name, tag string, repo Repository, d oci
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}
+	return targetLayer(name, tag, d, m)
+}
+
+// targetLayer checks that m, read by d, is a provider-target manifest and
+// returns its zip layer.
+func targetLayer(name, tag string, d ocispec.Descriptor, m *manifestDoc) (ocispec.Descriptor, error) {
 	if k := m.kind(d); k != ocispec.MediaTypeImageManifest {
 		return ocispec.Descriptor{}, &ArtifactError{Repository: name, Reference: tag, Reason: fmt.Sprintf("platform manifest %s has media type %q, but it must be an image manifest", d.Digest, k)}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
+	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
 
@@ -169,6 +170,12 @@ func moduleTag(h1 hash.Hash, subdir string) (string, bool) {
 	return tag, true
 }
 
+// versionTag is the tag of provider p's version: the version, "+"
+// written "_".
+func versionTag(p source.ProviderPackage) string {
+	return strings.ReplaceAll(p.Version.String(), "+", "_")
+}
+
 // repository returns the (cached) client for "host/repository".
 func (t *Tier) repository(ctx context.Context, name string) (*remote.Repository, error) {
 	t.mu.Lock()
@@ -302,10 +309,36 @@ func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, pa
 		src = t.modSrc
 	}
 	a, err := src.FetchArchive(ctx, ask, path)
+	if p, ok := pkg.(source.ProviderPackage); ok && errors.Is(err, source.ErrPlatformNotSupported) {
+		// The index is a hint: a writer whose index replaced another's
+		// dropped that platform from it, not from its own tag.
+		if ptag, ok := platformTag(versionTag(p), p.Platform); ok && t.mayHold(ctx, p, ptag) {
+			if a2, err2 := src.FetchTargetArchive(ctx, p, ptag, path); !isMiss(err2) {
+				a, err = a2, err2
+			}
+		}
+	}
 	if err != nil {
 		return cache.RemoteArchive{}, err
 	}
 	return cache.RemoteArchive{Hashes: []hash.Hash{a.ZH}, Subdir: a.Annotations[AnnotationSubdir], Location: "oci://" + a.Location}, nil
+}
+
+// mayHold reports whether provider p's repository may hold tag: false
+// only when resolving it finds nothing, in one request (a miss read
+// through the OCI source would also tell a missing repository from a
+// missing tag).
+func (t *Tier) mayHold(ctx context.Context, p source.ProviderPackage, tag string) bool {
+	name, err := t.template(ctx, p.Addr)
+	if err != nil {
+		return true
+	}
+	repo, err := t.repository(ctx, name)
+	if err != nil {
+		return true
+	}
+	_, err = repo.Resolve(ctx, tag)
+	return !errors.Is(err, errdef.ErrNotFound)
 }
 
 // Put stores the verified zip at path for pkg (see [cache.Remote]): a
