@@ -553,7 +553,7 @@ func pickModule(pick *ModulePick, l listResult, lock lockView, opts Options) err
 	}
 	v, found := versions.Newest(vs, pick.Constraints)
 	if !found {
-		return noVersionError(pkg, pick.Call, pick.Requirements, vs, tagsOf(pick.Package.Source, l))
+		return noVersionError(pkg, pick.Call, pick.Requirements, vs, tagsOf(pkg, l))
 	}
 	pick.Package.Version = v
 	switch {
@@ -568,10 +568,10 @@ func pickModule(pick *ModulePick, l listResult, lock lockView, opts Options) err
 	return nil
 }
 
-// tagsOf returns the tag names l holds when src is a module whose versions
+// tagsOf returns the tag names l holds when pkg is a module whose versions
 // are tags (a git repository or an OCI repository), else nil.
-func tagsOf(src string, l listResult) []string {
-	if !tagged(source.ModulePackage{Source: src}) {
+func tagsOf(pkg source.ModulePackage, l listResult) []string {
+	if !tagged(pkg) {
 		return nil
 	}
 	return l.tags(l.versions)
@@ -616,7 +616,11 @@ func unifyModule(src string, callNames []string, calls map[string]source.ModuleP
 	}
 	v, found := versions.Newest(vs, u.constraints)
 	if !found {
-		u.err = noVersionError(source.ModulePackage{Source: src}, "", u.reqs, vs, tagsOf(src, l))
+		family := source.ModulePackage{Source: src}
+		if len(group) > 0 {
+			family.Addr = calls[group[0]].Addr
+		}
+		u.err = noVersionError(family, "", u.reqs, vs, tagsOf(family, l))
 		return u
 	}
 	u.version = v
