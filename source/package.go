@@ -64,7 +64,10 @@ type ProviderPackage struct {
 // where the address was read (see [NewModulePackage]), with the default
 // registry host that applied there. Nil when a caller set only Source:
 // [ModulePackage.Address], the one reader of Source, parses it then.
-// Every stage asks Address, never parses Source itself.
+// Every stage asks Address, never parses Source itself. A module
+// package's identity is thus one value: its kind and package address
+// (Addr), the subdirectory installed (Subdir) and its selector (Version,
+// Ref, Pin).
 type ModulePackage struct {
 	Source  string
 	Version versions.Version
