@@ -44,6 +44,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source/address"
 )
 
 // Lister lists the versions of a package that a source can provide.
@@ -116,6 +117,10 @@ type ModuleLocation struct {
 	// package it is given is the one located, for events and messages.
 	// Nil otherwise.
 	Archive Fetcher
+	// Addr is Address typed, set by a locator that parsed it; the zero
+	// value when it did not ([ModuleLocation.Remote] parses Address
+	// then).
+	Addr address.Remote
 }
 
 // Available is one version a [Lister] reports.

@@ -226,7 +226,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 		})
 	}
 	for _, e := range edits {
-		ms, err := address.ParseModuleSourceWith(e.new, address.Options{DefaultRegistryHost: cmp.Or(r.s.Resolve.DefaultHost, resolve.DefaultRegistryHost)})
+		ms, err := config.ManagedAddress(e.new)
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +255,7 @@ func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *confi
 			return written, nil
 		}
 	}
-	av, err := r.memo.Versions(ctx, source.ModulePackage{Source: pick.Package.Source})
+	av, err := r.memo.Versions(ctx, source.ModulePackage{Source: pick.Package.Source, Addr: pick.Package.Addr})
 	if err != nil {
 		return "", err
 	}
@@ -293,8 +293,9 @@ func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock, w Words) str
 		return ""
 	}
 	pkg, _ := q.Package.(source.ModulePackage)
-	rem, err := address.ParseRemote(pkg.Source)
-	if err != nil || tagNames(rem.Kind, q.ManagedTag, ml.Version) {
+	ms, err := pkg.Address()
+	rem, ok := ms.(address.Remote)
+	if err != nil || !ok || tagNames(rem.Kind, q.ManagedTag, ml.Version) {
 		return ""
 	}
 	arg := config.ManagedArgument(rem)

@@ -91,9 +91,9 @@ func remoteOf(pkg source.Package) (source.ModulePackage, address.Remote, error) 
 	if !ok {
 		return m, address.Remote{}, &source.Error{Source: "git", Package: pkg, Err: fmt.Errorf("%w: not a module package", source.ErrNotFound)}
 	}
-	src, err := address.ParseModuleSource(m.Source)
+	src, err := m.Address()
 	if err != nil {
-		return m, address.Remote{}, &source.Error{Source: "git", Package: redacted(m), Err: fmt.Errorf("%w: %v", source.ErrNotFound, err)}
+		return m, address.Remote{}, &source.Error{Source: "git", Package: redacted(m), Err: err}
 	}
 	r, ok := src.(address.Remote)
 	if !ok || r.Kind != address.KindGit {
@@ -105,6 +105,7 @@ func remoteOf(pkg source.Package) (source.ModulePackage, address.Remote, error) 
 // redacted returns m with credentials removed from its Source, for errors.
 func redacted(m source.ModulePackage) source.ModulePackage {
 	m.Source = address.Redact(m.Source)
+	m.Addr = nil // the typed address keeps the credentials
 	return m
 }
 

@@ -131,9 +131,12 @@ func (s *Source) target(ctx context.Context, pkg source.Package) (string, Reposi
 	var name string
 	switch p := pkg.(type) {
 	case source.ModulePackage:
-		n, err := parseModuleSource(p.Source)
+		n, err := moduleRepository(p)
 		if err != nil {
-			return "", nil, fmt.Errorf("%w: %v", source.ErrNotFound, err)
+			if !errors.Is(err, source.ErrNotFound) {
+				err = fmt.Errorf("%w: %v", source.ErrNotFound, err)
+			}
+			return "", nil, err
 		}
 		name = n
 	case source.ProviderPackage:

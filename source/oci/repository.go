@@ -10,6 +10,9 @@ import (
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
+
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 // Repository is the part of an OCI repository this package reads: the
@@ -33,14 +36,21 @@ var (
 	_ Repository = (*remote.Repository)(nil)
 )
 
-// parseModuleSource splits a canonical OCI module package address
-// ("oci://host/repository") into its repository reference ("host/repository").
-func parseModuleSource(src string) (string, error) {
-	rest, ok := strings.CutPrefix(src, "oci://")
-	if !ok {
+// moduleRepository returns the repository reference ("host/repository")
+// of a module package whose address ([source.ModulePackage.Address]) is a
+// canonical OCI module package address ("oci://host/repository").
+func moduleRepository(p source.ModulePackage) (string, error) {
+	src := p.Source
+	ms, err := p.Address()
+	if err != nil {
+		return "", err
+	}
+	r, ok := ms.(address.Remote)
+	if !ok || r.Kind != address.KindOCI {
 		return "", fmt.Errorf("module source %q is not an OCI address: it must start with \"oci://\"", src)
 	}
-	if strings.ContainsAny(rest, "?#") || strings.Contains(rest, "//") {
+	rest, _ := strings.CutPrefix(r.URL, "oci://")
+	if r.Subdir != "" || r.Address != r.URL || r.URL != src {
 		return "", fmt.Errorf("module source %q is not a canonical OCI package address: leave out the subdirectory, tag and digest", src)
 	}
 	if err := checkRepository(rest); err != nil {

@@ -72,7 +72,11 @@
 //	tag         "h1-" + the hex SHA-256 of the package's h1: hash, and for a
 //	            module installed from a subdirectory of its package (a
 //	            registry location's "//SUBDIR"), "-s" + the first 16 hex
-//	            digits of the SHA-256 of that subdirectory
+//	            digits of the SHA-256 of that subdirectory; for the root of a
+//	            package whose location its source names (a registry
+//	            module, an HTTP address: source.ModulePackage.Located),
+//	            "-i" + the first 16 hex digits of the SHA-256 of the
+//	            package's identity (address and version, no credentials)
 //	            → image manifest: artifactType application/vnd.opentofu.modulepkg,
 //	              the empty config, one layer of media type archive/zip: a
 //	              deterministic zip of the package (see below)
@@ -88,7 +92,12 @@
 // are two tags sharing one blob, so that neither is installed from the
 // other's directory; a reader uses an entry only when its annotation is a
 // clean relative path and the subdirectory its lock file binds (else the
-// cache warns and goes to the origin).
+// cache warns and goes to the origin). The root of a located package is
+// keyed by its identity because the root is also what a lock written
+// before subdirectories were recorded says: only the entry that package
+// wrote, never another module's of the same package, confirms that its
+// location names no subdirectory (such entries written by an earlier
+// tflock, keyed without it, are misses, filled again from the origin).
 //
 // # Writing
 //

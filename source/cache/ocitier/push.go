@@ -464,11 +464,11 @@ func mergeEntries(idx *ocispec.Index, add []ocispec.Descriptor) ocispec.Index {
 	return out
 }
 
-func (t *Tier) putModule(ctx context.Context, a cache.RemoteArchive, path string) error {
+func (t *Tier) putModule(ctx context.Context, pkg source.ModulePackage, a cache.RemoteArchive, path string) error {
 	tag := ""
 	var h1 hash.Hash
 	for _, h := range a.Hashes {
-		if tg, ok := moduleTag(h, a.Subdir); ok {
+		if tg, ok := moduleTag(h, a.Subdir, pkg); ok {
 			tag, h1 = tg, h
 			break
 		}

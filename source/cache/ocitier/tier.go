@@ -18,6 +18,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cliconfig"
 	"github.com/tflock/tflock/source/oci"
@@ -154,7 +155,15 @@ func (t *Tier) ProviderRepository(addr tfaddr.Provider) (string, error) {
 // from its subdirectory subdir ("" for the root): one package delivering
 // two modules (a monorepo) is two entries, each recording its own
 // subdirectory, which share the package's blob.
-func moduleTag(h1 hash.Hash, subdir string) (string, bool) {
+//
+// The root of a [source.ModulePackage.Located] package (a registry
+// module, an HTTP address that X-Terraform-Get may answer) is also keyed
+// by the package's identity (its address and version), as the local
+// cache's own index record is: the root is also what a lock written
+// before subdirectories were recorded says, so only an entry its own
+// identity wrote may confirm that its location names no subdirectory,
+// never another module's entry of the same package.
+func moduleTag(h1 hash.Hash, subdir string, pkg source.Package) (string, bool) {
 	if h1.Scheme() != hash.SchemeH1 {
 		return "", false
 	}
@@ -166,6 +175,11 @@ func moduleTag(h1 hash.Hash, subdir string) (string, bool) {
 	if subdir != "" {
 		sum := sha256.Sum256([]byte(subdir))
 		tag += "-s" + hex.EncodeToString(sum[:8])
+	} else if m, ok := pkg.(source.ModulePackage); ok && m.Located {
+		id := m
+		id.Subdir, id.Pin, id.Located, id.Addr = "", "", false, nil
+		sum := sha256.Sum256([]byte(address.StripCredentials(id.String())))
+		tag += "-i" + hex.EncodeToString(sum[:8])
 	}
 	return tag, true
 }
@@ -292,7 +306,7 @@ func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, pa
 		tag := ""
 		subdir, _ := p.BoundSubdir()
 		for _, h := range want {
-			if tag2, ok := moduleTag(h, subdir); ok {
+			if tag2, ok := moduleTag(h, subdir, p); ok {
 				tag = tag2
 				break
 			}
@@ -356,7 +370,7 @@ func (t *Tier) Put(ctx context.Context, pkg source.Package, a cache.RemoteArchiv
 		case source.ProviderPackage:
 			return t.putProvider(cctx, p, a, path)
 		case source.ModulePackage:
-			return t.putModule(cctx, a, path)
+			return t.putModule(cctx, p, a, path)
 		}
 		return fmt.Errorf("%w: unsupported package type %T", errLocal, pkg)
 	})
