@@ -4,8 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -246,5 +249,61 @@ func TestStageOrder(t *testing.T) {
 			}
 			at = i
 		}
+	}
+}
+
+// TestWalkThroughNamesExist keeps ARCHITECTURE.md's "How a package
+// travels" true to the code: every function, method or type it names in
+// backquotes (`pkg.Name`, `Type.Method` or `name`) is declared by a
+// non-test Go file of the module.
+func TestWalkThroughNamesExist(t *testing.T) {
+	b, err := os.ReadFile("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "## How a package travels")
+	if !ok {
+		t.Fatal(`ARCHITECTURE.md has no section "How a package travels"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	declared := map[string]bool{}
+	decl := regexp.MustCompile(`(?m)^(?:func (?:\([^)]*\) )?|type )([A-Za-z_][A-Za-z0-9_]*)`)
+	err = filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+			declared[m[1]] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ident := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	names := 0
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
+		name := strings.TrimPrefix(m[1], "r.")
+		if !ident.MatchString(name) || strings.HasSuffix(name, ".go") || strings.HasPrefix(name, "Test") || name == "r" || name == "SHA256SUMS" || name == "KEY" {
+			continue // a path, a file, a hash scheme, the run, a test
+		}
+		names++
+		last := name[strings.LastIndex(name, ".")+1:]
+		if !declared[last] {
+			t.Errorf("ARCHITECTURE.md's walk-through names %s, which no Go file of the module declares", m[1])
+		}
+	}
+	if names < 20 {
+		t.Errorf("the walk-through names %d functions, want the whole way", names)
 	}
 }
