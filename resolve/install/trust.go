@@ -18,9 +18,11 @@ import (
 // remote tier, or its origin through the cache) and who vouches for it
 // (the lock file's hashes, the checksums its origin signs, a trusted
 // mirror, or nobody yet: trust on first use), and it checks the package
-// against them. [voucher.vouch] is its one method; the fetch stages (walk
-// for modules, fetchProviders for providers) ask it, and the record stage
-// ([run.lockSelection]) writes what it answers, asking nothing itself.
+// against them. [voucher.vouch] is the one way in, answering one result
+// ([trusted]); bring, slot and release are its steps. The fetch stages
+// (walk for modules, fetchProviders for providers) ask it, and the record
+// stage ([run.lockSelection]) writes what it answers, asking nothing
+// itself.
 type voucher struct{ r *run }
 
 // wanted is a package the run asks the trust seam for.
@@ -238,7 +240,18 @@ func (v voucher) bring(ctx context.Context, w wanted, signed []hash.Record) (tru
 		}
 		return trusted{}, err
 	}
-	detail := "trusted on first use"
+	detail := verifiedDetail(pkg, e, want, signed, origin)
+	source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
+	return trusted{entry: e, hit: hit, origin: origin, verified: detail}, nil
+}
+
+// verifiedDetail says what a package brought through the cache (e) was
+// verified against, for its EventVerified and [trusted.verified]: the
+// lock file's hashes want (when signed is nil), or the keys that signed
+// one of its hashes by the origin's records (those of the download, else
+// signed, which the fill was checked against), or nothing (trust on first
+// use).
+func verifiedDetail(pkg source.Package, e cache.Entry, want []hash.Hash, signed, origin []hash.Record) string {
 	vouchers := origin
 	if len(vouchers) == 0 {
 		vouchers = signed
@@ -246,17 +259,16 @@ func (v voucher) bring(ctx context.Context, w wanted, signed []hash.Record) (tru
 	switch keys := signers(vouchers, e.Hashes); {
 	case len(want) > 0 && signed == nil && len(hash.Preferred(want)) == 0:
 		// Nothing was compared: say so, never "matches".
-		detail = unverifiableDetail
+		return unverifiableDetail
 	case len(want) > 0 && signed == nil:
-		detail = "matches the lock file"
 		if m, ok := pkg.(source.ModulePackage); ok {
 			if bound, isBound := m.BoundSubdir(); isBound && bound != e.Subdir {
-				detail = fmt.Sprintf("matches the lock file's hashes, but its location names the subdirectory %s where the lock file records %s", subdirText(e.Subdir), subdirText(bound))
+				return fmt.Sprintf("matches the lock file's hashes, but its location names the subdirectory %s where the lock file records %s", subdirText(e.Subdir), subdirText(bound))
 			}
 		}
+		return "matches the lock file"
 	case len(keys) > 0:
-		detail = "checksum signed by key " + strings.Join(keys, ", ")
+		return "checksum signed by key " + strings.Join(keys, ", ")
 	}
-	source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: detail})
-	return trusted{entry: e, hit: hit, origin: origin, verified: detail}, nil
+	return "trusted on first use"
 }
