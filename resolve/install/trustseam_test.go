@@ -239,3 +239,65 @@ func TestTrustSeamTrustedMirror(t *testing.T) {
 		t.Errorf("signed %v, verified %q; want unsigned (a mirror's hashes are not the origin registry's), trusted on first use", got.Signed, got.Verified)
 	}
 }
+
+// A package installed already with the lock file's hashes: kept where it
+// is, nothing fetched; its h1: is what the lock records of it.
+func TestTrustSeamInstalledAlready(t *testing.T) {
+	srv := seamRegistry(t, false)
+	src := registry.NewSource(registry.Options{HTTPClient: srv.Client()})
+	opts, pkg := seamOptions(t, src, openCache(t))
+	writeFiles(t, opts.Dir, map[string]string{"main.tf": `terraform {
+  required_providers {
+    tool = { source = "` + seamAddr + `" }
+  }
+}
+`})
+	res, err := install.Init(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := seamDownloads(t, srv, lockRulePlatforms[0])
+	info, _ := srv.ProviderPackage(seamAddr, "1.0.0", lockRulePlatforms[0])
+	got, err := install.Vouch(context.Background(), opts, pkg, res.Lock.ProviderHashes(pkg.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Reused || !got.Hit || got.Verified != "installed already, matches the lock file" {
+		t.Errorf("reused %v, hit %v, verified %q; want the installed package kept", got.Reused, got.Hit, got.Verified)
+	}
+	if !slices.Equal(got.Record, []hash.Hash{info.H1}) || got.Entry.Dir != res.Providers[0].Dir {
+		t.Errorf("record %v, dir %s; want [%s], %s", got.Record, got.Entry.Dir, info.H1, res.Providers[0].Dir)
+	}
+	if got := seamDownloads(t, srv, lockRulePlatforms[0]); got != n {
+		t.Errorf("%d downloads, want %d: nothing fetched for an installed package", got, n)
+	}
+}
+
+// In providers-lock mode, another platform's package is hashed as it is
+// read, not stored, and recorded with its own hashes; what its origin
+// vouches for is recorded per provider (lockProvider), not here.
+func TestTrustSeamProvidersLockOtherPlatform(t *testing.T) {
+	srv := seamRegistry(t, false)
+	c := openCache(t)
+	opts, pkg := seamOptions(t, registry.NewSource(registry.Options{HTTPClient: srv.Client()}), c)
+	opts.ProvidersLock = true
+	other, err := source.ParsePlatform(lockRulePlatforms[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg.Platform = other
+	got, err := install.Vouch(context.Background(), opts, pkg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := srv.ProviderPackage(seamAddr, "1.0.0", lockRulePlatforms[1])
+	if want := hashSet(info.H1, info.ZH); !slices.Equal(hashSet(got.Record...), want) {
+		t.Errorf("record %v, want its own hashes %v", hashSet(got.Record...), want)
+	}
+	if got.Hit || got.Signed {
+		t.Errorf("hit %v, signed %v; want a download, nothing recorded from the origin here", got.Hit, got.Signed)
+	}
+	if _, stored, err := c.Lookup(context.Background(), pkg, []hash.Hash{info.H1}); err != nil || stored {
+		t.Errorf("another platform's package was stored in the cache (%v, %v)", stored, err)
+	}
+}
