@@ -253,7 +253,12 @@ func newBotRun(o Options) (r *run, cleanup func(), err error) {
 // with Init's hash policy ([run.lockSelection]), leaving the entries the
 // selection does not concern as they are.
 func (r *run) relock(ctx context.Context, sel *resolve.Selection) (*Result, error) {
-	res, provs, err := r.lockSelection(ctx, sel, func(f *lockfile.File) { sel.Update(f) })
+	r.announce(ctx, sel)
+	fetched, err := r.fetchProviders(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	res, provs, err := r.lockSelection(sel, fetched, func(f *lockfile.File) { sel.Update(f) })
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,15 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	if err := r.checkFetched(sel); err != nil {
 		return nil, err
 	}
-	res, provs, err := r.lockSelection(ctx, sel, sel.Apply)
+	// The stages in ARCHITECTURE.md's order: fetch (the trust seam,
+	// package by package), record (the new lock file and its changes, and
+	// a read-only run's verdict on them), install.
+	r.announce(ctx, sel)
+	fetched, err := r.fetchProviders(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	res, provs, err := r.lockSelection(sel, fetched, sel.Apply)
 	if err != nil {
 		return nil, err
 	}

@@ -243,11 +243,12 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 			return mf, nil
 		}
 	}
-	e, hit, loc, err := r.fill(ctx, pkg, pick.Call, want)
+	t, err := voucher{r}.vouch(ctx, wanted{pkg: pkg, call: pick.Call, lock: want})
 	if err != nil {
 		return nil, err
 	}
-	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, loc: loc, sub: path.Join(loc, callSub)}, nil
+	loc := t.entry.Subdir
+	return &moduleFetch{pick: pick, call: mc, entry: t.entry, hit: t.hit, locked: ml != nil, loc: loc, sub: path.Join(loc, callSub)}, nil
 }
 
 // moduleDir returns the directory sub (slash-separated) of the package in
