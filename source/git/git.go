@@ -213,11 +213,7 @@ func availableFrom(tags []tag) []source.Available {
 // tagVersion parses a tag as a strict semantic version, with or without a
 // "v" prefix.
 func tagVersion(name string) (versions.Version, bool) {
-	v, err := versions.Parse(strings.TrimPrefix(name, "v"))
-	if err != nil || strings.HasPrefix(name, "vv") {
-		return versions.Version{}, false
-	}
-	return v, true
+	return versions.ParseTag(name, versions.GitTag)
 }
 
 // Select returns the newest version of pkg's repository that c allows.
@@ -378,4 +374,7 @@ func notFoundText(stderr string) bool {
 // TagVersion returns the version a tag names, as the source reads tags:
 // a strict semantic version with or without a "v" prefix ("v1.2.0",
 // "1.2.0"); false for any other tag.
+//
+// Deprecated: use [versions.ParseTag] with [versions.GitTag], the one
+// rule the git and OCI sources share.
 func TagVersion(tag string) (versions.Version, bool) { return tagVersion(tag) }
