@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tflock/tflock/internal/flock"
+	"github.com/tflock/tflock/internal/gitcheckout"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -348,17 +349,7 @@ func parseRefs(out string) (map[string]string, error) {
 }
 
 // isCommitID reports whether s is a full object ID (SHA-1 or SHA-256).
-func isCommitID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func isCommitID(s string) bool { return gitcheckout.IsCommitID(s) }
 
 // notFoundText recognises git's messages for a repository that does not
 // exist.
