@@ -32,6 +32,6 @@
 // as tofu does.
 //
 // Programs do not usually call [Config.Sources] themselves:
-// resolve/install's NewSources loads the configuration and builds every
+// source/assemble's NewSources loads the configuration and builds every
 // source from it in one call.
 package cliconfig
