@@ -16,16 +16,21 @@ import (
 // SourceOptions gives [Config.Sources] the constructors of the sources this
 // package does not implement itself, so that it does not depend on them.
 type SourceOptions struct {
-	// Direct returns the source for direct installation from each
-	// provider's origin registry (a source/registry source configured with
-	// the host blocks and credentials of cfg). Default: none; a configured
-	// direct method is then an error, and the implied configuration has no
-	// direct installation.
+	// Direct returns the source for direct installation, as DirectMethod
+	// does, without the method.
+	//
+	// Deprecated: set DirectMethod, the one hook for direct installation
+	// (it is given the method, with its download_retry_count). Direct is
+	// used only when DirectMethod is nil.
 	Direct func(cfg *Config) (source.Source, error)
-	// DirectMethod, when set, is used instead of Direct and is also given
-	// the direct method, so that the source can retry downloads as its
-	// download_retry_count says ([Config.DownloadRetries]). In the implied
-	// configuration it is given Method{Kind: Direct}. Default: none.
+	// DirectMethod returns the source for direct installation from each
+	// provider's origin registry (a source/registry source configured with
+	// the host blocks and credentials of cfg), given the direct method, so
+	// that the source can retry downloads as its download_retry_count
+	// says ([Config.DownloadRetries]). In the implied configuration it is
+	// given Method{Kind: Direct}. Default: none; a configured direct
+	// method is then an error, and the implied configuration has no
+	// direct installation.
 	DirectMethod func(m Method, cfg *Config) (source.Source, error)
 	// Network returns the source for a network_mirror block (m.Location
 	// is its url). Default: a [mirror.Network] using HTTPClient, the
