@@ -30,11 +30,17 @@ func TestImportRules(t *testing.T) {
 		}
 		return false
 	}
-	// Who may import a concrete source, besides resolve/install, examples
-	// and the interop suite.
+	// Who may import a concrete source, besides examples and the interop
+	// suite.
 	mayImport := map[string][]string{
-		"source/cliconfig":             {"source/registry", "source/mirror", "source/oci"},
-		"source/providercache":         {"source/mirror"},
+		// The front door: CLI configuration in, one source out.
+		"source/assemble": {"source/registry", "source/git", "source/oci", "source/mirror", "source/cliconfig"},
+		// The engine: its cache and the installed provider directories,
+		// no network source (see the case below).
+		"resolve/install":  {"source/cache", "source/providercache"},
+		"source/cliconfig": {"source/registry", "source/mirror", "source/oci"},
+		// The legacy plugins hint stays where it was, an alias.
+		"source/mirror":                {"source/providercache"},
 		"source/cache/ocitier":         {"source/cache", "source/cliconfig", "source/oci"},
 		"source/git/gittest":           {"source/git"},
 		"source/oci/ocitest":           {"source/oci"},
@@ -86,8 +92,10 @@ func TestImportRules(t *testing.T) {
 				t.Errorf("resolve imports resolve/config: the reader depends on the solver's vocabulary, never the other way")
 			case pkg == "resolve/config" && (dep == "resolve/install" || strings.HasPrefix(dep, "resolve/install/") || belowConcrete(dep)):
 				t.Errorf("resolve/config imports %s: the configuration reader fetches nothing; resolve/install puts reading and fetching together", dep)
-			case isConcrete(dep) && !(pkg == "resolve/install" || top == "examples" || pkg == "internal/interop" || contains(mayImport[pkg], dep)):
-				t.Errorf("%s imports the concrete source %s: only resolve/install and programs put sources together", pkg, dep)
+			case pkg == "resolve/install" && (dep == "source/assemble" || isConcrete(dep) && !contains(mayImport[pkg], dep)):
+				t.Errorf("resolve/install imports %s: the engine sees sources through the source interfaces only; source/assemble puts them together", dep)
+			case isConcrete(dep) && !(top == "examples" || pkg == "internal/interop" || contains(mayImport[pkg], dep)):
+				t.Errorf("%s imports the concrete source %s: only source/assemble and programs put sources together", pkg, dep)
 			}
 		}
 	}

@@ -93,7 +93,7 @@ type Hasher interface {
 // packages are stored elsewhere: a module registry, whose download
 // endpoint names where a version's package is, and an HTTP address that
 // names another location in its X-Terraform-Get answer. It reports that
-// location, and a dispatcher (resolve/install's Dispatch) routes it to the
+// location, and a dispatcher (source/assemble's Dispatch) routes it to the
 // source of its kind: git, OCI or an HTTP archive. A locator never fetches
 // from another kind of source itself.
 type ModuleLocator interface {

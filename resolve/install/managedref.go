@@ -17,8 +17,6 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
-	"github.com/tflock/tflock/source/git"
-	"github.com/tflock/tflock/source/oci"
 )
 
 // SourceRewrite is one module source Init rewrote in the configuration: a
@@ -270,11 +268,11 @@ func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *confi
 // tagNames reports whether a git or OCI tag names version v, as the git
 // or OCI source reads tags.
 func tagNames(kind address.RemoteKind, tag string, v versions.Version) bool {
-	tagVersion := git.TagVersion
+	style := versions.GitTag
 	if kind == address.KindOCI {
-		tagVersion = oci.TagVersion
+		style = versions.OCITag
 	}
-	tv, ok := tagVersion(tag)
+	tv, ok := versions.ParseTag(tag, style)
 	return ok && tv == v
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/source"
-	"github.com/tflock/tflock/source/mirror"
 	"github.com/tflock/tflock/source/providercache"
 )
 
@@ -263,5 +262,5 @@ func (r *run) legacyHint(addr tfaddr.Provider, err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || r.s.noDir {
 		return err
 	}
-	return mirror.CheckLegacyPlugins(r.s.Dir, addr, err)
+	return providercache.CheckLegacyPlugins(r.s.Dir, addr, err)
 }

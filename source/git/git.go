@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tflock/tflock/internal/flock"
+	"github.com/tflock/tflock/internal/gitcheckout"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -214,11 +215,7 @@ func availableFrom(tags []tag) []source.Available {
 // tagVersion parses a tag as a strict semantic version, with or without a
 // "v" prefix.
 func tagVersion(name string) (versions.Version, bool) {
-	v, err := versions.Parse(strings.TrimPrefix(name, "v"))
-	if err != nil || strings.HasPrefix(name, "vv") {
-		return versions.Version{}, false
-	}
-	return v, true
+	return versions.ParseTag(name, versions.GitTag)
 }
 
 // Select returns the newest version of pkg's repository that c allows.
@@ -353,17 +350,7 @@ func parseRefs(out string) (map[string]string, error) {
 }
 
 // isCommitID reports whether s is a full object ID (SHA-1 or SHA-256).
-func isCommitID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func isCommitID(s string) bool { return gitcheckout.IsCommitID(s) }
 
 // notFoundText recognises git's messages for a repository that does not
 // exist.
@@ -379,4 +366,7 @@ func notFoundText(stderr string) bool {
 // TagVersion returns the version a tag names, as the source reads tags:
 // a strict semantic version with or without a "v" prefix ("v1.2.0",
 // "1.2.0"); false for any other tag.
+//
+// Deprecated: use [versions.ParseTag] with [versions.GitTag], the one
+// rule the git and OCI sources share.
 func TagVersion(tag string) (versions.Version, bool) { return tagVersion(tag) }

@@ -10,6 +10,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 )
 
@@ -76,7 +77,7 @@ func (s *Source) fetchArchive(ctx context.Context, name string, repo Repository,
 		if p.Version.IsZero() {
 			return nil, errors.New("no provider version given")
 		}
-		tag := tagForVersion(p.Version.String())
+		tag := versions.Tag(p.Version, versions.OCITag)
 		desc, m, err := fetchReference(ctx, repo, tag)
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 )
 
@@ -20,7 +21,7 @@ func providerIndex(ctx context.Context, name string, repo Repository, p source.P
 	if p.Version.IsZero() {
 		return "", nil, errors.New("no provider version given")
 	}
-	tag := tagForVersion(p.Version.String())
+	tag := versions.Tag(p.Version, versions.OCITag)
 	desc, err := resolve(ctx, repo, tag)
 	if err != nil {
 		return tag, nil, err

@@ -71,10 +71,6 @@ func checkRepository(repo string) error {
 	return nil
 }
 
-// tagForVersion spells a version as an OCI tag: OCI tags cannot hold "+",
-// so build metadata is introduced by "_" instead (OpenTofu's convention).
-func tagForVersion(v string) string { return strings.ReplaceAll(v, "+", "_") }
-
 // openRemote is the default [Options.Repository]: a registry client over
 // HTTPS (or plain HTTP when the options allow it) that authenticates with
 // the credentials the options find for the repository.
@@ -101,6 +97,3 @@ func (s *Source) openRemote(ctx context.Context, repo string) (Repository, error
 	r.Client = client
 	return r, nil
 }
-
-// tagToVersion undoes [tagForVersion].
-func tagToVersion(tag string) string { return strings.ReplaceAll(tag, "_", "+") }

@@ -219,7 +219,7 @@ func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir st
 // is handed over unextracted.
 func fetchArchive(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string, handOver bool) (*source.Fetched, error) {
 	if l.Archive == nil {
-		return nil, fmt.Errorf("%w: the module package is at %s, which this source does not fetch: fetch it through a dispatcher that routes module locations to git and OCI sources (install.Dispatch)", ErrUnsupportedLocation, address.Redact(l.Address))
+		return nil, fmt.Errorf("%w: the module package is at %s, which this source does not fetch: fetch it through a dispatcher that routes module locations to git and OCI sources (assemble.Dispatch)", ErrUnsupportedLocation, address.Redact(l.Address))
 	}
 	if handOver {
 		return source.FetchArchive(ctx, l.Archive, p, dir)

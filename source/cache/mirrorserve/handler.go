@@ -31,7 +31,7 @@ import (
 // Options configure a [Handler].
 type Options struct {
 	// Source lists provider versions and fetches the packages the archive
-	// directory does not hold: resolve/install's NewSources(...).Source
+	// directory does not hold: source/assemble's NewSources(...).Source
 	// gives the CLI configuration's installation methods. A source that
 	// is also a [source.ChecksumReporter] (a registry) gives the hashes
 	// VERSION.json lists and every archive is checked against. Required.

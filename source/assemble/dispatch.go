@@ -1,4 +1,4 @@
-package install
+package assemble
 
 import (
 	"context"
