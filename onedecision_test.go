@@ -18,6 +18,11 @@ import (
 //     registry-address library's provider parsers and its IsBuiltIn
 //     (which knows terraform.io only, OpenTofu's opentofu.org too);
 //   - the default registry host: only internal/provaddr spells it;
+//   - one public name each for the provider-address parser and the default
+//     registry host (source/address's): the deprecated forwarders
+//     resolve.ParseProviderSource, resolve.DefaultRegistryHost and
+//     source.DefaultProviderHost are used nowhere, and the legacy-address
+//     refusal is internal/provaddr.ParseNotLegacy's;
 //   - the HTTP client configuration: only source/internal/httpx builds an
 //     http.Client or http.Transport, or uses the standard library's
 //     default client.
@@ -27,14 +32,19 @@ import (
 // suite's programs (internal/interop/floor measures the protocol with the
 // standard library's bare client, on purpose).
 func TestOneDecisionEach(t *testing.T) {
+	const deprecated = "(nowhere: a deprecated forwarder)"
 	owner := map[string]string{
-		"tfaddr.ParseProviderSource": "internal/provaddr",
-		"tfaddr.ParseProviderPart":   "internal/provaddr",
-		"Provider.IsBuiltIn":         "internal/provaddr",
-		`"registry.opentofu.org"`:    "internal/provaddr",
-		"http.Client{}":              "source/internal/httpx",
-		"http.Transport{}":           "source/internal/httpx",
-		"http.DefaultClient":         "source/internal/httpx",
+		"tfaddr.ParseProviderSource":  "internal/provaddr",
+		"tfaddr.ParseProviderPart":    "internal/provaddr",
+		"Provider.IsBuiltIn":          "internal/provaddr",
+		`"registry.opentofu.org"`:     "internal/provaddr",
+		"resolve.ParseProviderSource": deprecated,
+		"resolve.DefaultRegistryHost": deprecated,
+		"source.DefaultProviderHost":  deprecated,
+		`"legacy provider address %q: give a namespace, such as \"hashicorp/%s\""`: "internal/provaddr",
+		"http.Client{}":      "source/internal/httpx",
+		"http.Transport{}":   "source/internal/httpx",
+		"http.DefaultClient": "source/internal/httpx",
 	}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {

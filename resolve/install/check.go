@@ -75,7 +75,7 @@ type CheckOptions struct {
 	Reattach string
 	// DefaultHost is the registry host of every address without one, as
 	// [Options.Resolve]'s DefaultHost for Init. Default
-	// [resolve.DefaultRegistryHost], or [TerraformRegistryHost] when
+	// [address.DefaultRegistryHost], or [TerraformRegistryHost] when
 	// Flavor is [FlavorTerraform].
 	DefaultHost string
 	// Words are the program's name and commands in the remedies of

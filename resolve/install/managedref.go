@@ -226,7 +226,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 		})
 	}
 	for _, e := range edits {
-		ms, err := address.ParseModuleSourceWith(e.new, address.Options{DefaultRegistryHost: cmp.Or(r.s.Resolve.DefaultHost, resolve.DefaultRegistryHost)})
+		ms, err := address.ParseModuleSourceWith(e.new, address.Options{DefaultRegistryHost: cmp.Or(r.s.Resolve.DefaultHost, address.DefaultRegistryHost)})
 		if err != nil {
 			return nil, err
 		}
