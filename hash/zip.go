@@ -217,10 +217,9 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 	for range o.workers() {
 		g.Go(p.work)
 	}
-	s := &zipScanner{
-		br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), upTo(size, 256<<10)),
-		zh: sha256.New(),
-	}
+	s := &p.scan
+	s.br = bufio.NewReaderSize(io.NewSectionReader(r, 0, size), upTo(size, 256<<10))
+	s.zh = sha256.New()
 	readErr := p.readEntries(s, entries, size)
 	if readErr != nil {
 		g.Go(func() error { return readErr })
@@ -257,6 +256,7 @@ type zipPipeline struct {
 	jobs    chan zipJob     // small entries, to the workers
 	budget  *semaphore.Weighted
 	streams chan struct{} // large entries in flight
+	scan    zipScanner    // the reading goroutine's
 }
 
 // zipJob is a small entry's compressed data, handed to a worker whole.
@@ -343,7 +343,9 @@ type zipScanner struct {
 	br      *bufio.Reader
 	zh      stdhash.Hash
 	pos     int64
-	scratch []byte // as large as the largest skip so far, up to 64 KiB
+	scratch []byte   // as large as the largest skip so far, up to 64 KiB
+	header  [30]byte // a local file header; here so that reading one allocates nothing
+	desc    [4]byte  // a word of a data descriptor, likewise
 }
 
 // read fills p with the next bytes of the archive.
@@ -405,11 +407,11 @@ func (p *zipPipeline) readEntries(s *zipScanner, entries []zipEntry, size int64)
 // the central directory, and creates the entry if it is a directory that
 // is installed.
 func (p *zipPipeline) readLocalHeader(s *zipScanner, e *zipEntry, size int64) error {
-	var header [30]byte
-	if err := s.read(header[:]); err != nil {
+	header := s.header[:]
+	if err := s.read(header); err != nil {
 		return p.entryErr(e, err)
 	}
-	if binary.LittleEndian.Uint32(header[:]) != sigLocal {
+	if binary.LittleEndian.Uint32(header) != sigLocal {
 		return p.entryErr(e, formatErr("bad local file header"))
 	}
 	nameLen := int64(binary.LittleEndian.Uint16(header[26:]))
@@ -477,16 +479,16 @@ func (p *zipPipeline) readData(s *zipScanner, e *zipEntry) (stop bool, err error
 // optional signature, then the CRC-32, which must agree with the central
 // directory.
 func (p *zipPipeline) readDescriptor(s *zipScanner, e *zipEntry) error {
-	var d [4]byte
-	if err := s.read(d[:]); err != nil {
+	d := s.desc[:]
+	if err := s.read(d); err != nil {
 		return p.entryErr(e, err)
 	}
-	if binary.LittleEndian.Uint32(d[:]) == sigDescriptor {
-		if err := s.read(d[:]); err != nil {
+	if binary.LittleEndian.Uint32(d) == sigDescriptor {
+		if err := s.read(d); err != nil {
 			return p.entryErr(e, err)
 		}
 	}
-	if binary.LittleEndian.Uint32(d[:]) != e.crc {
+	if binary.LittleEndian.Uint32(d) != e.crc {
 		return p.entryErr(e, formatErr("data descriptor and central directory disagree on the CRC-32"))
 	}
 	return nil
