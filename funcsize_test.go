@@ -36,26 +36,8 @@ var longFuncs = map[string]string{
 // TestFunctionSize fails for a function of the module's non-test code
 // longer than maxFuncLines that longFuncs does not list.
 func TestFunctionSize(t *testing.T) {
-	fset := token.NewFileSet()
 	seen := map[string]bool{}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		dir := filepath.ToSlash(filepath.Dir(path))
+	forEachGoFile(t, func(path, name string) bool { return name == "testdata" }, func(fset *token.FileSet, dir string, f *ast.File) {
 		for _, decl := range f.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
 			if !ok || fd.Body == nil {
@@ -71,11 +53,7 @@ func TestFunctionSize(t *testing.T) {
 				t.Errorf("%s: %s is %d lines long, more than %d: split it into named steps", fset.Position(fd.Pos()), name, n, maxFuncLines)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for name := range longFuncs {
 		if !seen[name] {
 			t.Logf("longFuncs lists %s, which is no longer over %d lines (or is gone): remove it from the list", name, maxFuncLines)
@@ -102,4 +80,36 @@ func funcName(fd *ast.FuncDecl) string {
 		return id.Name + "." + fd.Name.Name
 	}
 	return fd.Name.Name
+}
+
+// forEachGoFile parses every non-test Go file of the module, but for those
+// in hidden directories and the directories skip(path, name) names, and
+// calls fn with the file's directory (slash-separated, relative to the
+// module's root).
+func forEachGoFile(t *testing.T, skip func(path, name string) bool, fn func(fset *token.FileSet, dir string, f *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || skip(path, name)) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		fn(fset, filepath.ToSlash(filepath.Dir(path)), f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

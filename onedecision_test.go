@@ -2,9 +2,7 @@ package tflock_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -46,25 +44,9 @@ func TestOneDecisionEach(t *testing.T) {
 		"http.Transport{}":   "source/internal/httpx",
 		"http.DefaultClient": "source/internal/httpx",
 	}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (name == "testdata" || strings.HasSuffix(name, "test") || strings.HasPrefix(name, ".") || filepath.ToSlash(path) == "internal/interop") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		dir := filepath.ToSlash(filepath.Dir(path))
+	forEachGoFile(t, func(path, name string) bool {
+		return name == "testdata" || strings.HasSuffix(name, "test") || filepath.ToSlash(path) == "internal/interop"
+	}, func(fset *token.FileSet, dir string, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			var what string
 			switch n := n.(type) {
@@ -93,9 +75,5 @@ func TestOneDecisionEach(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

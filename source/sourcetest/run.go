@@ -167,13 +167,10 @@ func checkFetch(ctx context.Context, t *testing.T, src source.Source, c Cases, u
 }
 
 // checkThroughCache checks that a package fetched through the cache (asked
-// with source.FetchArchive, as a cache fill asks) is stored as the tree a
-// plain Fetch extracts: the same h1:.
+// with source.FetchArchive, as a cache fill asks: an ArchiveFetcher may
+// hand over its archive) is stored as the tree a plain Fetch extracts: the
+// same h1:.
 func checkThroughCache(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
-	// Asked with source.FetchArchive (as a cache fill asks), an
-	// ArchiveFetcher may hand over its archive; what the cache
-	// stores from it must be what a plain Fetch extracts: the same
-	// h1:.
 	for i, pkg := range c.Known {
 		dir := filepath.Join(t.TempDir(), fmt.Sprintf("plain%d", i))
 		plain, err := src.Fetch(ctx, pkg, dir)
