@@ -341,7 +341,7 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 				continue
 			}
 			ml := lock.Module(q.Call)
-			pr := Problem{Package: source.ModulePackage{Source: lockSource(q)}, Call: q.Call, Range: q.Origin.Range, Constraints: q.Constraints}
+			pr := Problem{Package: source.ModulePackage{Source: p.Source, Addr: p.Addr}, Call: q.Call, Range: q.Origin.Range, Constraints: q.Constraints}
 			switch {
 			case (ml == nil || ml.Source != lockSource(q)) && p.Ref != "":
 				pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but not locked", q.Call)
@@ -350,15 +350,15 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 				pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call)
 				problems = append(problems, pr)
 			case !resolve.ModuleLockApplies(ml, p, q.LockSource):
-				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+				pr.Package = lockedPackage(ml)
 				pr.Kind, pr.Message = ProblemPinChanged, pinProblem(q.Call, resolve.WrittenPin(p), ml.Pin())
 				problems = append(problems, pr)
 			case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
-				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+				pr.Package = lockedPackage(ml)
 				pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String())
 				problems = append(problems, pr)
 			case managedProblem(q, ml, s.words) != "":
-				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+				pr.Package = lockedPackage(ml)
 				pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml, s.words)
 				problems = append(problems, pr)
 			}
@@ -567,7 +567,10 @@ func checkModules(ctx context.Context, opts Options, w *Words, lock *lockfile.Fi
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pkg := source.ModulePackage{Source: mc.Address.LockSource()}
+		pkg, err := source.NewModulePackage(mc.Address)
+		if err != nil {
+			pkg = source.ModulePackage{Source: mc.Address.Package()}
+		}
 		rec, ok := tree.recs[key]
 		if !ok || tree.missing[key] {
 			err := &ModuleNotInstalledError{Call: key, Dir: filepath.Join(modules, key), Range: mc.DeclRange, Remedy: Remedy{Kind: RemedyInit, Module: key}, words: w}
@@ -579,8 +582,8 @@ func checkModules(ctx context.Context, opts Options, w *Words, lock *lockfile.Fi
 		if !adopted || skip[key] || ml == nil {
 			continue
 		}
-		pkg.Version = ml.Version
-		_, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml)
+		pkg = lockedPackage(ml)
+		_, _, err = verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml)
 		if err == nil && unverifiable(ml) {
 			// Nothing bound what is installed: as a read-only Init
 			// refuses the entry, Check does not take the install.
