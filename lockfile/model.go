@@ -59,7 +59,8 @@ type ModuleLock struct {
 	Path string
 	// Source is the canonical package address: a registry address with its
 	// host spelled out, a git URL without its ref, or an OCI repository
-	// without tag or digest; a "//subdir" suffix is kept.
+	// without tag or digest; a "//subdir" suffix is kept. [ModuleLock.Address]
+	// returns it typed.
 	Source string
 	// Subdir is the subdirectory of the package that the package's
 	// location designated as the module (the "//SUBDIR" of a module
