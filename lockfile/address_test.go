@@ -62,6 +62,12 @@ module "odd" {
 	if addr, err := built.Address(); err != nil || addr.Package() != address.DefaultRegistryHost+"/ns/name/sys" {
 		t.Errorf("built: %#v, %v", addr, err)
 	}
+	if err := f.SetModule(built); err != nil {
+		t.Fatal(err)
+	}
+	if addr, err := f.Module("b").Address(); err != nil || addr.Package() != address.DefaultRegistryHost+"/ns/name/sys" {
+		t.Errorf("set: %#v, %v", addr, err)
+	}
 	if _, err := (&lockfile.ModuleLock{Path: "l", Source: "./local"}).Address(); err == nil {
 		t.Error("a local path: no error")
 	}

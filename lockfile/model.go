@@ -280,13 +280,19 @@ func (f *File) ModuleHashes(path string) []hash.Hash {
 // pointer; its hashes are sorted and de-duplicated. It refuses, with a
 // *[LockError] saying why and the file unchanged, a lock that the parser
 // would refuse once written (a hash a lenient parse kept in the lock it
-// replaces may stay).
+// replaces may stay). It reads lock.Source typed, as the reader does (see
+// [ModuleLock.Address]).
 func (f *File) SetModule(lock *ModuleLock) error {
 	if err := checkModule(lock, f.ModuleHashes(lock.Path)); err != nil {
 		return err
 	}
 	f.init()
 	lock.Hashes = normalizeHashes(lock.Hashes)
+	if lock.addr == nil || lock.addrOf != lock.Source {
+		// Read once here, as the reader does: Address need not parse it.
+		addr, _ := parseLockSource(lock.Source)
+		lock.setAddress(addr)
+	}
 	f.modules[lock.Path] = lock
 	return nil
 }
