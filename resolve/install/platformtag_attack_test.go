@@ -27,7 +27,8 @@ func cloudConfig(v string) string {
 // Nothing in the tier binds the manifest to its version: the zip must be
 // checked against what vouches for 1.1.0 (the origin's signed checksums
 // on a first install, the lock file's hashes after), refused with a
-// warning, and fetched from the origin.
+// warning, and fetched from the origin. The same for a platform tag that
+// holds the version's package of another platform, on a first install.
 func TestAttackTierPlatformTagOfAnotherVersion(t *testing.T) {
 	w := startWorldWith(t, installtest.Options{NoGit: true})
 	srv := ocitest.New(t, ocitest.ServerOptions{})
@@ -120,6 +121,30 @@ func TestAttackTierPlatformTagOfAnotherVersion(t *testing.T) {
 	}
 	if got := readLock(t, dir); got != want {
 		t.Errorf("lock changed:\n%s", got)
+	}
+
+	// The tag holds the same version's package of another platform: on a
+	// first install it is checked against this platform's signed
+	// checksums, never recorded as this platform's.
+	foreign, err := repo.Resolve(ctx, "tflock-1.1.0-"+other.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Tag(ctx, foreign, "tflock-1.1.0-"+here.String()); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Tag(ctx, staleIndex, "1.1.0"); err != nil {
+		t.Fatal(err)
+	}
+	first := t.TempDir()
+	writeFiles(t, first, map[string]string{"main.tf": cloudConfig("1.1.0")})
+	warnings = nil
+	initAndWrite(t, install.Options{Dir: first, Source: w.Source, Cache: runner(), Events: events})
+	if got := readLock(t, first); got != want {
+		t.Errorf("lock from another platform's tag:\n%s\nwant (origin):\n%s", got, want)
+	}
+	if !refusedByTier(warnings) {
+		t.Errorf("no warning that the tier's copy was refused: %q", warnings)
 	}
 }
 
