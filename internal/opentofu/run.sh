@@ -19,10 +19,13 @@
 #
 # It prints one summary line per comparison and per suite and mode, e.g.
 #   internal/depsfile tflock=off: 40 passed, 0 failed
-# (top-level tests; skipped ones are not counted). Logs stay in
+# (top-level tests; skipped ones are not counted), and the top-level
+# tests that pass only without tflock. The suites run without the
+# caller's TF_, TOFU_ and OPENTOFU_ variables. Logs stay in
 # $OPENTOFU_OUT (default: a directory it prints). Set SUITES to a
 # space-separated subset of "e2e getproviders providercache depsfile
-# e2etest" to run only those. Without OPENTOFU_SRC it does nothing.
+# e2etest" to run only those (in that order). Without OPENTOFU_SRC it
+# does nothing.
 set -euo pipefail
 
 if [ -z "${OPENTOFU_SRC:-}" ]; then
@@ -40,7 +43,17 @@ if [ "$have" != "$want" ]; then
 fi
 suites=${SUITES:-e2e getproviders providercache depsfile e2etest}
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tflock-opentofu.XXXXXX")
+# OPENTOFU_WORK: the work directory (emptied first, removed at the end);
+# a fixed one lets Go's build cache serve the next run. Default: a new
+# temporary directory.
+if [ -n "${OPENTOFU_WORK:-}" ]; then
+	work=$OPENTOFU_WORK
+	chmod -R u+w "$work" 2>/dev/null || true
+	rm -rf "$work"
+	mkdir -p "$work"
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/tflock-opentofu.XXXXXX")
+fi
 cleanup() { chmod -R u+w "$work" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 out=${OPENTOFU_OUT:-}
@@ -82,10 +95,16 @@ count() {
 
 # suite NAME PKG: OpenTofu's tests of PKG, tflock off then on.
 suite() {
-	local name=$1 pkg=$2 mode log
+	local name=$1 pkg=$2 mode log file=${1//\//_}
 	for mode in off on; do
-		log=$out/$name-tflock=$mode.json
-		local env=(env -u TF_ACC -u TOFU_TFLOCK)
+		log=$out/$file-tflock=$mode.json
+		# None of the caller's TF_, TOFU_ or OPENTOFU_ variables (TF_ACC
+		# among them: offline; a TF_CLI_CONFIG_FILE that names a missing
+		# file makes tofu warn, which fails tests that expect no stderr).
+		local env=(env) v
+		for v in $(compgen -e); do
+			case $v in TF_* | TOFU_* | OPENTOFU_*) env+=(-u "$v") ;; esac
+		done
 		if [ $mode = on ]; then
 			env+=(TOFU_TFLOCK=1 TOFU_TFLOCK_CACHE="$work/suite-cache")
 		fi
@@ -93,13 +112,13 @@ suite() {
 		summary+=("$name tflock=$mode: $(count "$log")")
 		echo "${summary[-1]}"
 	done
-	# The tests that pass without tflock and fail with it.
+	# The top-level tests that pass without tflock and not with it.
 	comm -23 \
-		<(grep -o '"Action":"pass","Package":"[^"]*","Test":"[^"]*"' "$out/$name-tflock=off.json" | sed 's/.*"Test":"//; s/"$//' | sort) \
-		<(grep -o '"Action":"pass","Package":"[^"]*","Test":"[^"]*"' "$out/$name-tflock=on.json" | sed 's/.*"Test":"//; s/"$//' | sort) \
-		>"$out/$name-lost.txt"
-	if [ -s "$out/$name-lost.txt" ]; then
-		summary+=("$name: passes only without tflock: $(tr '\n' ' ' <"$out/$name-lost.txt")")
+		<(grep -o '"Action":"pass","Package":"[^"]*","Test":"[^"/]*"' "$out/$file-tflock=off.json" | sed 's/.*"Test":"//; s/"$//' | sort) \
+		<(grep -o '"Action":"pass","Package":"[^"]*","Test":"[^"/]*"' "$out/$file-tflock=on.json" | sed 's/.*"Test":"//; s/"$//' | sort) \
+		>"$out/$file-lost.txt"
+	if [ -s "$out/$file-lost.txt" ]; then
+		summary+=("$name: passes only without tflock: $(tr '\n' ' ' <"$out/$file-lost.txt")")
 		echo "${summary[-1]}"
 	fi
 }
@@ -147,27 +166,27 @@ e2e() {
 			env+=(TOFU_TFLOCK=1 TOFU_TFLOCK_CACHE="$work/e2e-cache")
 		fi
 		dir=$work/e2e-$mode
-		mkdir -p "$dir/cold" "$dir/cache" "$dir/lock" "$dir/mirror"
+		mkdir -p "$dir/cold" "$dir/cache" "$dir/lock" "$dir/mirror" "$work/plugin-cache-$mode"
 		for d in cold cache lock mirror; do printf '%s' "$config" >"$dir/$d/main.tf"; done
 		(
 			set -e
 			cd "$dir/cold"
-			"${env[@]}" "$tofu" init -input=false >"$out/e2e-$mode-init-cold.log" 2>&1
+			"${env[@]}" "$tofu" init -input=false >"$out/e2e-$mode-init-cold.log" 2>&1 || exit 1
 			tree . >"$dir/init-cold.tree"
 			rm -rf .terraform
-			"${env[@]}" "$tofu" init -input=false >"$out/e2e-$mode-init-warm.log" 2>&1
+			"${env[@]}" "$tofu" init -input=false >"$out/e2e-$mode-init-warm.log" 2>&1 || exit 1
 			tree . >"$dir/init-warm.tree"
-			"${env[@]}" "$tofu" init -input=false -upgrade >"$out/e2e-$mode-reinit-upgrade.log" 2>&1
+			"${env[@]}" "$tofu" init -input=false -upgrade >"$out/e2e-$mode-reinit-upgrade.log" 2>&1 || exit 1
 			tree . >"$dir/reinit-upgrade.tree"
 			cd "$dir/cache"
 			sed "s/MODE/$mode/" "$work/cli-cache.tfrc" >"$dir/cli-cache.tfrc"
-			"${env[@]}" TF_CLI_CONFIG_FILE="$dir/cli-cache.tfrc" "$tofu" init -input=false >"$out/e2e-$mode-plugin-cache.log" 2>&1
+			"${env[@]}" TF_CLI_CONFIG_FILE="$dir/cli-cache.tfrc" "$tofu" init -input=false >"$out/e2e-$mode-plugin-cache.log" 2>&1 || exit 1
 			{ tree .; echo "--- plugin cache"; tree "$work/plugin-cache-$mode"; } | sed "s#$work/plugin-cache-$mode#PLUGIN_CACHE#" >"$dir/plugin-cache.tree"
 			cd "$dir/lock"
-			"${env[@]}" "$tofu" providers lock -platform=linux_amd64 -platform=darwin_arm64 -platform=windows_amd64 >"$out/e2e-$mode-providers-lock.log" 2>&1
+			"${env[@]}" "$tofu" providers lock -platform=linux_amd64 -platform=darwin_arm64 -platform=windows_amd64 >"$out/e2e-$mode-providers-lock.log" 2>&1 || exit 1
 			tree . >"$dir/providers-lock.tree"
 			cd "$dir/mirror"
-			"${env[@]}" "$tofu" providers mirror -platform=linux_amd64 -platform=darwin_arm64 "$dir/mirror-out" >"$out/e2e-$mode-providers-mirror.log" 2>&1
+			"${env[@]}" "$tofu" providers mirror -platform=linux_amd64 -platform=darwin_arm64 "$dir/mirror-out" >"$out/e2e-$mode-providers-mirror.log" 2>&1 || exit 1
 			tree "$dir/mirror-out" >"$dir/providers-mirror.tree"
 		) || { echo "e2e tflock=$mode failed; see $out/e2e-$mode-*.log" >&2; rc=1; }
 	done

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -199,6 +200,11 @@ func (s *Source) AvailableVersions(ctx context.Context, p addrs.Provider) (getpr
 	warnings := s.warnings[pkg.Addr.String()]
 	delete(s.warnings, pkg.Addr.String())
 	s.mu.Unlock()
+	var nf *source.NotFoundError
+	if errors.As(err, &nf) && nf.NoSources {
+		// As tofu's installation source with no method: no versions.
+		return nil, warnings, nil
+	}
 	if err != nil {
 		return nil, warnings, tofuError(err, p, getproviders.Version{}, getproviders.Platform{})
 	}
@@ -418,6 +424,9 @@ func GetFile(ctx context.Context, meta getproviders.PackageMeta, path string, to
 	if !ok {
 		return tofu()
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(path), ".tflock-")
 	if err != nil {
 		return err
@@ -435,11 +444,31 @@ func GetFile(ctx context.Context, meta getproviders.PackageMeta, path string, to
 	if got.Archive == "" {
 		return fmt.Errorf("tflock: the source of %s gave no archive", meta.Provider)
 	}
-	if err := os.Rename(got.Archive, path); err != nil {
+	// Copied, not renamed, so that the file has the mode tofu's own
+	// download gives it (0666 less the umask).
+	if err := copyFile(path, got.Archive); err != nil {
 		return err
 	}
 	a.origin = got.Origin
 	return nil
+}
+
+// copyFile copies the file src to a new file dst.
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // tofuError is err as tofu's installer and UI recognise it: tflock's typed

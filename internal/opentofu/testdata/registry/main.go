@@ -16,6 +16,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -34,18 +35,24 @@ func main() {
 			{Version: "0.3.0", Platforms: three},
 		}},
 	}}
-	hosts := []string{"registry.example.test", "registry.opentofu.org"}
-	srv, err := registrytest.Start(fx, registrytest.Options{Hosts: hosts, Packages: os.Getenv("REGISTRY_PACKAGES") == "1"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer srv.Close()
-	var certs bytes.Buffer
-	if err := pem.Encode(&certs, &pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}); err != nil {
-		log.Fatal(err)
-	}
-	var cfg bytes.Buffer
-	for _, h := range hosts {
+	// One server per host: a server answers its loopback address as its
+	// first host, and the host blocks send each host to its server.
+	var certs, cfg bytes.Buffer
+	for _, h := range []string{"registry.example.test", "registry.opentofu.org"} {
+		var hfx registrytest.Fixtures
+		for _, p := range fx.Providers {
+			if strings.HasPrefix(p.Addr, h+"/") {
+				hfx.Providers = append(hfx.Providers, p)
+			}
+		}
+		srv, err := registrytest.Start(hfx, registrytest.Options{Hosts: []string{h}, Packages: os.Getenv("REGISTRY_PACKAGES") == "1"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer srv.Close()
+		if err := pem.Encode(&certs, &pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}); err != nil {
+			log.Fatal(err)
+		}
 		fmt.Fprintf(&cfg, "host %q {\n  services = {\n    \"providers.v1\" = \"%s/v1/providers/\"\n  }\n}\n", h, srv.URL)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "certs.pem"), certs.Bytes(), 0o644); err != nil {
