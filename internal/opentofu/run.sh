@@ -11,7 +11,8 @@
 #   - end to end, against the in-repository registry (testdata/registry):
 #     tofu init (cold, warm, re-init, plugin_cache_dir), providers lock
 #     for three platforms and providers mirror, with and without
-#     TOFU_TFLOCK=1, comparing lock files and trees byte for byte;
+#     TOFU_TFLOCK=1, comparing lock files and trees byte for byte, and
+#     what tofu printed (its lines sorted);
 #   - OpenTofu's own tests of internal/getproviders,
 #     internal/providercache, internal/depsfile and the offline
 #     internal/command/e2etest (TF_ACC unset), with and without
@@ -202,6 +203,21 @@ e2e() {
 		fi
 	done
 	summary+=("e2e tofu init/lock/mirror, tflock off vs on: $same identical, $differ different${names:+ (${names[*]})}")
+	echo "${summary[-1]}"
+	# What tofu printed, line by line in sorted order (tofu installs
+	# providers concurrently, so their lines come in any order), without
+	# the work directory.
+	same=0 differ=0 names=()
+	local norm="s#$work/e2e-o[nf]*#DIR#g; s#plugin-cache-o[nf]*#PLUGIN_CACHE#g"
+	for step in "${steps[@]}"; do
+		if cmp -s <(sed "$norm" "$out/e2e-off-$step.log" | sort) <(sed "$norm" "$out/e2e-on-$step.log" | sort); then
+			same=$((same + 1))
+		else
+			differ=$((differ + 1))
+			names+=("$step")
+		fi
+	done
+	summary+=("e2e tofu output (sorted lines), tflock off vs on: $same identical, $differ different${names:+ (${names[*]})}")
 	echo "${summary[-1]}"
 	cp "$work"/e2e-off/*.tree "$out/" 2>/dev/null || true
 	return $rc
