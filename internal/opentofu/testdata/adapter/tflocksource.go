@@ -1,6 +1,6 @@
 // Package tflocksource is OpenTofu's provider source on tflock: an
 // implementation of getproviders.Source whose versions, checks and
-// downloads are tflock's (install.NewSources, source/cache), switched on
+// downloads are tflock's (assemble.NewSources, source/cache), switched on
 // by TOFU_TFLOCK=1. It is copied into a temporary copy of OpenTofu's
 // source tree by tflock's internal/opentofu/run.sh; it is not part of
 // tflock's own build.
@@ -24,9 +24,9 @@ import (
 	"github.com/opentofu/svchost/svcauth"
 
 	"github.com/tflock/tflock/hash"
-	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 
 	"github.com/opentofu/opentofu/internal/addrs"
@@ -103,19 +103,19 @@ var _ getproviders.Source = (*Source)(nil)
 // TOFU_TFLOCK_CACHE, or "tflock-opentofu" in the user's cache directory.
 func New(ctx context.Context, creds svcauth.CredentialsSource, mode Mode) (*Source, error) {
 	s := &Source{mode: mode, warnings: map[string][]string{}}
-	opts := install.SourcesOptions{
+	opts := assemble.SourcesOptions{
 		Events: source.EventsFunc(s.event),
 	}
 	if creds != nil {
 		opts.Credentials = credentials{ctx: ctx, src: creds}
 	}
-	srcs, diags := install.NewSources(ctx, opts)
+	srcs, diags := assemble.NewSources(ctx, opts)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("tflock: %s", diags.Error())
 	}
 	s.src = srcs.Source
 	if mode != Installation {
-		s.src = &install.Dispatch{Providers: srcs.Source.Registry, Remember: install.DefaultRemember}
+		s.src = &assemble.Dispatch{Providers: srcs.Source.Registry, Remember: assemble.DefaultRemember}
 	}
 	dir := os.Getenv("TOFU_TFLOCK_CACHE")
 	if dir == "" {
