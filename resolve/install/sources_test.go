@@ -449,7 +449,7 @@ func TestNewSourcesDevOverridesOnly(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srcs, diags := install.NewSources(context.Background(), install.SourcesOptions{ConfigFiles: []string{cfgFile}, Env: []string{}, Home: t.TempDir()})
+	srcs, diags := assemble.NewSources(context.Background(), assemble.SourcesOptions{ConfigFiles: []string{cfgFile}, Env: []string{}, Home: t.TempDir()})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
