@@ -89,7 +89,7 @@ func FuzzPlatformTag(f *testing.F) {
 		if ref, err := registry.ParseReference("h.test/r:" + tag); err != nil || ref.Reference != tag {
 			t.Fatalf("platform tag %q is not a valid tag: %v", tag, err)
 		}
-		if _, isVersion := oci.TagVersion(tag); isVersion {
+		if _, isVersion := versions.ParseTag(tag, versions.OCITag); isVersion {
 			t.Fatalf("platform tag %q reads as a version", tag)
 		}
 		rest, ok := strings.CutPrefix(tag, platformTagPrefix(vtag))
