@@ -160,9 +160,15 @@ func (t *Tier) ProviderRepository(addr tfaddr.Provider) (string, error) {
 // module, an HTTP address that X-Terraform-Get may answer) is also keyed
 // by the package's identity (its address and version), as the local
 // cache's own index record is: the root is also what a lock written
-// before subdirectories were recorded says, so only an entry its own
-// identity wrote may confirm that its location names no subdirectory,
-// never another module's entry of the same package.
+// before subdirectories were recorded says, so another module's entry of
+// the same package, written by an honest runner, never confirms that this
+// module's location names no subdirectory. The tag is computed from
+// public facts: a hostile writer of the tier can push a package's root
+// under any identity, and a runner whose lock names the root (no
+// "subdir") is then served the root without asking its registry — which
+// is what its lock names (the h1: matches), though not what the
+// registry's current answer may say. The tier is trusted no further than
+// the lock (see the package documentation).
 func moduleTag(h1 hash.Hash, subdir string, pkg source.Package) (string, bool) {
 	if h1.Scheme() != hash.SchemeH1 {
 		return "", false
