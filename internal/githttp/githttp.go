@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Env is the environment git runs in for the repositories of this
@@ -108,6 +109,10 @@ type Options struct {
 	// HTTP basic authentication with them: any other request gets
 	// 401 Unauthorized with a Basic challenge, as a git host does.
 	Username, Password string
+	// Latency, when positive, delays every request by that long before
+	// it is answered: a remote host's round trip, for benchmarks.
+	// Default 0: none.
+	Latency time.Duration
 }
 
 // Server serves the repositories under a root directory over git's smart
@@ -144,6 +149,9 @@ func NewServer(tb testing.TB, root string, opts Options) *Server {
 	s := &Server{}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
+		if opts.Latency > 0 {
+			time.Sleep(opts.Latency)
+		}
 		if opts.Username != "" {
 			u, p, ok := r.BasicAuth()
 			if !ok || u != opts.Username || p != opts.Password {

@@ -16,6 +16,7 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/git"
 )
 
 // LockProviderOptions configure [LockProvider]. Addr, Version and Source
@@ -186,6 +187,7 @@ func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 		return nil, err
 	}
 	defer cleanup()
+	ctx = git.ShareListings(ctx) // one ls-remote per repository, as in Init
 	mc, mod, err := r.moduleCall(opts)
 	if err != nil {
 		return nil, err

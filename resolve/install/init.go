@@ -14,6 +14,7 @@ import (
 	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/git"
 )
 
 // Init does for a configuration what "tofu init" does for its dependencies,
@@ -66,6 +67,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	if s.Reverify {
 		ctx = cache.Reverify(ctx)
 	}
+	// One ls-remote per git repository for the whole run: its versions,
+	// the refs of its calls and the commits fetched.
+	ctx = git.ShareListings(ctx)
 	r := newRun(s)
 	if err := r.walk(ctx); err != nil {
 		return nil, err
