@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -373,7 +374,10 @@ func (s *Source) openBare(ctx context.Context, run *runner, r address.Remote) (b
 	if err != nil {
 		return "", false, err
 	}
-	if _, err := run.run(ctx, tmp, "init", "-q", "--bare"); err != nil {
+	// No template: the sample hooks and the description are files for
+	// a person's repository, a dozen file creations the cache does not
+	// need.
+	if _, err := run.run(ctx, tmp, "init", "-q", "--bare", "--template="); err != nil {
 		os.RemoveAll(tmp)
 		return "", false, err
 	}
@@ -417,6 +421,14 @@ func fillCache(ctx context.Context, events source.Events, run *runner, bare stri
 	return fetchInto(ctx, run, bare, r.URL, t, r.Depth, "refs/tflock/")
 }
 
+// fetchArgs begin every fetch from a remote: quiet, no tags, the
+// objects kept as the pack received (one file and its index, not a file
+// per object, which the default does for fewer than 100 objects), and no
+// automatic maintenance after it (a "git maintenance run --auto" process
+// per fetch, and a repacking now and then, while the user waits). A
+// cached clone gains a pack per commit fetched.
+var fetchArgs = []string{"-c", "fetch.unpackLimit=1", "-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q", "--no-tags"}
+
 // fetchInto fetches the target commit from remote into the repository at
 // repo and returns the full commit ID; with keep set ("refs/tflock/"), it
 // also points the ref keep+COMMIT at it. A commit known by its full ID
@@ -439,7 +451,7 @@ func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, 
 		}
 		return commit, nil
 	}
-	shallow := []string{"fetch", "-q", "--no-tags", "--depth", strconv.Itoa(depth), remote}
+	shallow := slices.Clip(slices.Concat(fetchArgs, []string{"--depth", strconv.Itoa(depth), remote}))
 	var err error
 	if isCommitID(t.commit) {
 		spec := t.commit
@@ -481,7 +493,7 @@ func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, 
 	}
 	// The server may refuse a shallow fetch or a commit ID: fetch
 	// everything.
-	if _, err2 := run.run(ctx, repo, "fetch", "-q", "--no-tags", remote, "+refs/heads/*:refs/tflock-all/heads/*", "+refs/tags/*:refs/tflock-all/tags/*"); err2 != nil {
+	if _, err2 := run.run(ctx, repo, slices.Concat(fetchArgs, []string{remote, "+refs/heads/*:refs/tflock-all/heads/*", "+refs/tags/*:refs/tflock-all/tags/*"})...); err2 != nil {
 		return "", err
 	}
 	out, err := run.run(ctx, repo, "rev-parse", "-q", "--verify", t.commit+"^{commit}")
