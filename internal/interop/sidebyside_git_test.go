@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,13 +181,14 @@ func gitBenchRepos(tb testing.TB, root, base string) {
 //     subdirectory at its tag ("//sub?ref=v1.2.3") and db.git, whose
 //     module calls vpc.git//modules/sg at the newest tag.
 //
-// Each run starts with no install directory, no lock file and an empty
-// tflock cache, after "sync" (outside the timer). The tools take turns
-// within each round (b.N rounds of each), so that a change of the
-// machine's load falls on both. "requests/op" is the git server's count.
+// Each iteration is a round in which every tool runs once, in turn, each
+// run starting with no install directory, no lock file and an empty tflock
+// cache, after "sync" (outside the time measured): a change of the
+// machine's load falls on both. Per tool, "TOOL-ms" is the median of its
+// runs and "TOOL-requests" the git server's requests per run; "x-tofu" is
+// tofu's median over tflock's. tofu is skipped without TFLOCK_TOFU.
 // BENCHMARKS.md in resolve/install has the command and the figures.
 func BenchmarkSideBySideGit(b *testing.B) {
-	tools := []struct{ name, env string }{{"tofu", "TFLOCK_TOFU"}, {"tflock", ""}}
 	root := b.TempDir()
 	srv := githttp.NewServer(b, root, githttp.Options{Latency: 20 * time.Millisecond})
 	gitBenchRepos(b, root, srv.URL())
@@ -195,34 +198,60 @@ func BenchmarkSideBySideGit(b *testing.B) {
 		{"tree", vpcCall + fmt.Sprintf("\nmodule \"app\" {\n  source = \"git::%s/app.git?ref=v1.2.3\"\n}\n", srv.URL())},
 	}
 	w := newWorldWith(b, registrytest.Fixtures{}, registrytest.Options{})
+	type contender struct {
+		name string
+		run  func()
+		ms   []float64
+		reqs int
+	}
 	for _, c := range configs {
-		for _, tl := range tools {
-			b.Run("measure=git-"+c.name+"/tool="+tl.name, func(b *testing.B) {
-				w.t = b
-				var bin string
-				if tl.env != "" {
-					bin = tool(b, tl.env, tl.name)
-				} else {
-					bin = tflockBinary(b)
-				}
-				w.config(map[string]string{"main.tf": c.tf})
-				before := srv.Requests()
-				for b.Loop() {
+		b.Run("measure=git-"+c.name, func(b *testing.B) {
+			w.t = b
+			w.config(map[string]string{"main.tf": c.tf})
+			tools := []*contender{{name: "tflock", run: func() { w.tflock(0) }}}
+			if os.Getenv("TFLOCK_TOFU") != "" {
+				tofu := tool(b, "TFLOCK_TOFU", "tofu")
+				tools = append([]*contender{{name: "tofu", run: func() { w.run(0, tofu, "init", "-input=false", "-no-color") }}}, tools...)
+			}
+			for b.Loop() {
+				for _, tl := range tools {
 					b.StopTimer()
 					w.removeInstall()
 					w.removeCache()
 					if err := exec.Command("sync").Run(); err != nil {
 						b.Fatal(err)
 					}
+					before := srv.Requests()
 					b.StartTimer()
-					if tl.name == "tflock" {
-						w.tflock(0)
-					} else {
-						w.run(0, bin, "init", "-input=false", "-no-color")
-					}
+					start := time.Now()
+					tl.run()
+					tl.ms = append(tl.ms, float64(time.Since(start).Microseconds())/1000)
+					tl.reqs += srv.Requests() - before
 				}
-				b.ReportMetric(float64(srv.Requests()-before)/float64(b.N), "requests/op")
-			})
-		}
+			}
+			for _, tl := range tools {
+				b.Logf("%s: %v ms", tl.name, tl.ms)
+				b.ReportMetric(median(tl.ms), tl.name+"-ms")
+				b.ReportMetric(float64(tl.reqs)/float64(len(tl.ms)), tl.name+"-requests")
+			}
+			if len(tools) == 2 {
+				b.ReportMetric(median(tools[0].ms)/median(tools[1].ms), "x-tofu")
+			}
+		})
 	}
+}
+
+// median is the middle value of xs (the mean of the two middle ones for
+// an even count).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
