@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tflock/tflock/source"
@@ -170,6 +171,28 @@ func TestShareListings(t *testing.T) {
 	}
 	if c := shim.calls(); len(c) != 2 {
 		t.Errorf("default branch and HEAD, twice each: ls-remote %q, want two", c)
+	}
+
+	// Concurrent callers share the one listing in flight.
+	shim.reset()
+	concurrent := git.ShareListings(context.Background())
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			_, err := s.Versions(concurrent, source.ModulePackage{Source: src})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := shim.calls(); len(c) != 1 {
+		t.Errorf("8 concurrent listings: ls-remote %q, want one", c)
 	}
 
 	// A listing cancelled is listed again by the next caller.
