@@ -153,6 +153,22 @@ func (d *Dispatch) httpSource() source.Source {
 	return d.defaultHTTP
 }
 
+// preparer is a source that can make ahead of a Fetch the listing the
+// Fetch will need ([git.Source.Prepare]).
+type preparer interface {
+	Prepare(ctx context.Context, pkg source.Package)
+}
+
+// prepare routes pkg as Fetch does, and lets its source make ahead what
+// fetching it will list, when the source can; it reports nothing.
+func (d *Dispatch) prepare(ctx context.Context, pkg source.Package) {
+	if src, err := d.route(pkg); err == nil {
+		if p, ok := src.(preparer); ok {
+			p.Prepare(ctx, pkg)
+		}
+	}
+}
+
 // Versions implements [source.Lister].
 func (d *Dispatch) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
 	if m := d.remembered(); m != nil {

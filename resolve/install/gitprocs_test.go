@@ -9,9 +9,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/git"
 	"github.com/tflock/tflock/source/git/gittest"
 )
@@ -147,5 +149,52 @@ func TestInitGitProcesses(t *testing.T) {
 	// v5.1.0) is found in the clone (rev-parse) and read from it.
 	if len(calls) != 12 || count("init -q --bare") != 2 || count("--git-dir") != 4 || count("rev-parse ") != 2 {
 		t.Errorf("%d git runs, want 12:\n%s", len(calls), strings.Join(calls, "\n"))
+	}
+}
+
+// preparingGit is a git source that records the packages Init prepares.
+type preparingGit struct {
+	*git.Source
+	mu       sync.Mutex
+	prepared []string
+}
+
+func (p *preparingGit) Prepare(ctx context.Context, pkg source.Package) {
+	p.mu.Lock()
+	p.prepared = append(p.prepared, pkg.(source.ModulePackage).Source+" "+pkg.(source.ModulePackage).Ref)
+	p.mu.Unlock()
+	p.Source.Prepare(ctx, pkg)
+}
+
+// TestInitPreparesRefListings: Init lets the git source list the
+// repository of a call pinned by a ref while the level's constrained calls
+// are resolved (git.Source.Prepare), for the calls without a lock entry
+// only: a re-run with the lock file prepares nothing, and asks the server
+// nothing.
+func TestInitPreparesRefListings(t *testing.T) {
+	srv := gittest.New(t, gittest.Options{})
+	vpc, err := srv.Repo("acme/vpc", gittest.Commit{Files: map[string]string{"main.tf": "# vpc\n"}, Tags: []string{"v5.0.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := srv.Repo("acme/app", gittest.Commit{Files: map[string]string{"main.tf": "# app\n"}, Tags: []string{"v1.2.3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": "module \"vpc\" {\n  source  = \"" + vpc.Source() + "\"\n  version = \"~> 5.0\"\n}\n\nmodule \"app\" {\n  source = \"" + app.Source() + "?ref=v1.2.3\"\n}\n"})
+	gopts := srv.SourceOptions()
+	gopts.CacheDir = t.TempDir()
+	g := &preparingGit{Source: git.NewSource(gopts)}
+	c := openCache(t)
+	initAndWrite(t, install.Options{Dir: dir, Source: &install.Dispatch{Git: g}, Cache: c})
+	if want := []string{app.Source() + " v1.2.3"}; !slices.Equal(g.prepared, want) {
+		t.Errorf("prepared %q, want %q", g.prepared, want)
+	}
+	g.prepared = nil
+	before := srv.Requests()
+	initAndWrite(t, install.Options{Dir: dir, Source: &install.Dispatch{Git: g}, Cache: c})
+	if len(g.prepared) != 0 || srv.Requests() != before {
+		t.Errorf("re-run with the lock file: prepared %q, %d requests", g.prepared, srv.Requests()-before)
 	}
 }

@@ -128,8 +128,10 @@ func (r *run) walk(ctx context.Context) error {
 				reqs = append(reqs, q)
 			}
 		}
+		prepared := r.prepareListings(ctx, reqs, want)
 		sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions(nil))
 		if err != nil {
+			prepared()
 			return err
 		}
 		g, gctx := errgroup.WithContext(ctx)
@@ -152,7 +154,9 @@ func (r *run) walk(ctx context.Context) error {
 				return nil
 			})
 		}
-		if err := g.Wait(); err != nil {
+		err = g.Wait()
+		prepared()
+		if err != nil {
 			return err
 		}
 		slices.SortFunc(done, func(a, b *moduleFetch) int { return strings.Compare(a.pick.Call, b.pick.Call) })
@@ -174,6 +178,35 @@ func (r *run) walk(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// prepareListings lets the source list, beside the level's resolution,
+// the repositories that the level's calls pinned by a ref (or following a
+// default branch) will be fetched from ([git.Source.Prepare], under the
+// run's shared listings): a level that calls a repository by a
+// constraint and another by a ref then waits for one listing, not for
+// two in turn. Only calls without a lock entry are prepared: a locked
+// call may need no listing at all (installed, or in the cache). reqs are
+// the level's requirements, want its calls. The function returned stops
+// what is still under way and waits for it.
+func (r *run) prepareListings(ctx context.Context, reqs []resolve.Requirement, want map[string]*config.ModuleCall) func() {
+	d, ok := r.s.Source.(*Dispatch)
+	if !ok {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, q := range reqs {
+		pkg, ok := q.Package.(source.ModulePackage)
+		if !ok || want[q.Call] == nil || (pkg.Ref == "" && !q.Constraints.IsZero()) || r.locked.Module(q.Call) != nil {
+			continue
+		}
+		wg.Go(func() { d.prepare(ctx, pkg) })
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }
 
 // upgradingModule reports whether the call's locked version is ignored.

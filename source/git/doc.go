@@ -29,7 +29,8 @@
 // tags, "git ls-remote --heads --tags -- URL" (a protocol v2 server then
 // sends branches and tags only, never a repository's thousands of
 // refs/pull/*; patterns after the URL would not reduce what it sends),
-// once per repository and run under [ShareListings]; a full commit id (40
+// once per repository and run under [ShareListings] ([Source.Prepare]
+// makes it ahead of the fetch); a full commit id (40
 // or 64 hexadecimal digits) is fetched without any ls-remote, so a branch
 // or tag whose name is a full commit id is not looked up; the default
 // branch asks for "HEAD" only, and another full ref name for itself.

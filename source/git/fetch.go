@@ -156,9 +156,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		}
 		return target{}, fmt.Errorf("%w: no branch, tag or commit %q", source.ErrVersionNotFound, m.Ref)
 	default:
-		refs, err := s.listOnce(ctx, r, "HEAD", func() (map[string]string, error) {
-			return s.lsRemote(ctx, r, "--", r.URL, "HEAD")
-		})
+		refs, err := s.lsRemoteHead(ctx, r)
 		if err != nil {
 			return target{}, err
 		}

@@ -336,6 +336,14 @@ func (s *Source) lsRemoteRef(ctx context.Context, r address.Remote, m source.Mod
 	})
 }
 
+// lsRemoteHead asks the remote for its default branch, "HEAD" only, once
+// per run under [ShareListings].
+func (s *Source) lsRemoteHead(ctx context.Context, r address.Remote) (map[string]string, error) {
+	return s.listOnce(ctx, r, "HEAD", func() (map[string]string, error) {
+		return s.lsRemote(ctx, r, "--", r.URL, "HEAD")
+	})
+}
+
 // lsRemote runs "git ls-remote" with the given arguments (options, "--",
 // the URL and any patterns) and returns the refs, annotated tags peeled.
 func (s *Source) lsRemote(ctx context.Context, r address.Remote, args ...string) (map[string]string, error) {

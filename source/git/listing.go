@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
 )
 
@@ -91,4 +92,31 @@ func (s *Source) listOnce(ctx context.Context, r address.Remote, what string, li
 // deadline.
 func isContextError(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Prepare makes, under [ShareListings], the listing that a later
+// [Source.Fetch] of pkg (a ref's, the default branch's, or a version's
+// tags) will use, so that a caller who knows a call will be fetched can
+// let the listing run beside other work, such as resolving other calls'
+// versions. It returns when the listing is made; its errors are left to
+// the calls that need it (a failed listing is shared with them, a
+// cancelled one is made again). It does nothing without ShareListings, for
+// a package that is not a git module, and for a full commit ID, which
+// needs no listing.
+func (s *Source) Prepare(ctx context.Context, pkg source.Package) {
+	if _, ok := ctx.Value(listingsKey{}).(*listings); !ok {
+		return
+	}
+	m, r, err := remoteOf(pkg)
+	if err != nil {
+		return
+	}
+	switch {
+	case !m.Version.IsZero():
+		_, _ = s.headsAndTags(ctx, r, m)
+	case m.Ref != "" && !isCommitID(m.Ref):
+		_, _ = s.lsRemoteRef(ctx, r, m, m.Ref)
+	case m.Ref == "":
+		_, _ = s.lsRemoteHead(ctx, r)
+	}
 }
