@@ -6,13 +6,14 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestOneDecisionEach checks, on the non-test Go code of the module, that
-// three decisions of ARCHITECTURE.md are each made in one package:
+// four decisions of ARCHITECTURE.md are each made in one place:
 //
 //   - how a provider address is read: only internal/provaddr calls the
 //     registry-address library's provider parsers and its IsBuiltIn
@@ -20,7 +21,16 @@ import (
 //   - the default registry host: only internal/provaddr spells it;
 //   - the HTTP client configuration: only source/internal/httpx builds an
 //     http.Client or http.Transport, or uses the standard library's
-//     default client.
+//     default client;
+//   - how a module source string is read: the module-source parsers of
+//     source/address are called only where an address is read (the
+//     configuration reader resolve/config, the lock-file reader
+//     lockfile) and by package source, whose ModulePackage.Address and
+//     ModuleLocation.Remote read a package's or a location's string for
+//     every other stage (dispatch, git, registry, solver, installer),
+//     which carry the typed value; the registry-address library's module
+//     parser only inside source/address. The example program
+//     examples/sources, which shows the parser to users, may call it.
 //
 // Test helper packages (gittest, ocitest, registrytest, ...), whose
 // clients reach their own test servers, are not checked, nor the interop
@@ -35,6 +45,14 @@ func TestOneDecisionEach(t *testing.T) {
 		"http.Client{}":              "source/internal/httpx",
 		"http.Transport{}":           "source/internal/httpx",
 		"http.DefaultClient":         "source/internal/httpx",
+	}
+	moduleReaders := []string{"source", "resolve/config", "lockfile", "examples/sources"}
+	owners := map[string][]string{
+		"address.ParseModuleSource":     moduleReaders,
+		"address.ParseModuleSourceWith": moduleReaders,
+		"address.MustParseModuleSource": moduleReaders,
+		"address.ParseRemote":           moduleReaders,
+		"tfaddr.ParseModuleSource":      {"source/address"},
 	}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -80,6 +98,9 @@ func TestOneDecisionEach(t *testing.T) {
 			}
 			if want, ok := owner[what]; ok && dir != want {
 				t.Errorf("%s: %s outside %s, the one place of that decision", fset.Position(n.Pos()), what, want)
+			}
+			if want, ok := owners[what]; ok && !slices.Contains(want, dir) {
+				t.Errorf("%s: %s outside %s, the places that read module source strings (elsewhere: source.ModulePackage.Address, ModuleLocation.Remote)", fset.Position(n.Pos()), what, strings.Join(want, ", "))
 			}
 			return true
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/git"
 	"github.com/tflock/tflock/source/registry"
@@ -32,9 +33,9 @@ import (
 // dir/.terraform and writes dir/.terraform.lock.hcl, as tofu init does,
 // through the package cache in cacheDir. It returns tofu's note on the
 // lock file. srcOpts says where the sources come from:
-// install.SourcesOptions{} reads the CLI configuration and the
+// assemble.SourcesOptions{} reads the CLI configuration and the
 // environment as tofu does on this machine.
-func initDir(ctx context.Context, dir string, srcOpts install.SourcesOptions, cacheDir string) (string, error) {
+func initDir(ctx context.Context, dir string, srcOpts assemble.SourcesOptions, cacheDir string) (string, error) {
 	lockPath := filepath.Join(dir, install.LockFileName)
 	lock, err := lockfile.ParseFile(lockPath) // a missing file is an empty lock
 	if err != nil {
@@ -47,7 +48,7 @@ func initDir(ctx context.Context, dir string, srcOpts install.SourcesOptions, ca
 	// Registries, mirrors, dev overrides, git, OCI and HTTP archives, as
 	// the CLI configuration says; a registry module located in git or
 	// OCI is routed there.
-	srcs, diags := install.NewSources(ctx, srcOpts)
+	srcs, diags := assemble.NewSources(ctx, srcOpts)
 	if diags.HasErrors() {
 		return "", diags // the CLI configuration's errors, with file:line
 	}
@@ -69,7 +70,7 @@ func initDir(ctx context.Context, dir string, srcOpts install.SourcesOptions, ca
 // address (served over smart HTTP from a repository made with git), with a
 // provider from the same registry: cold, then warm, where nothing changes
 // and nothing is downloaded. (The README's hand wiring before
-// install.NewSources left the registry without a way to the git source,
+// assemble.NewSources left the registry without a way to the git source,
 // and this configuration failed.)
 func TestReadmeInitGitRegistryModule(t *testing.T) {
 	ctx := context.Background()
@@ -104,7 +105,7 @@ func TestReadmeInitGitRegistryModule(t *testing.T) {
 	if err := os.WriteFile(cliConfig, []byte("# no provider_installation: the implied methods\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srcOpts := install.SourcesOptions{
+	srcOpts := assemble.SourcesOptions{
 		ConfigFiles: []string{cliConfig},
 		Env:         []string{"HOME=" + t.TempDir()},
 		WorkDir:     t.TempDir(),

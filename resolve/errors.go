@@ -205,7 +205,7 @@ func tagged(p source.Package) bool {
 	if !ok {
 		return false
 	}
-	ms, err := address.ParseModuleSource(m.Source)
+	ms, err := m.Address()
 	r, ok := ms.(address.Remote)
 	return err == nil && ok && (r.Kind == address.KindGit || r.Kind == address.KindOCI)
 }

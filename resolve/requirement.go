@@ -142,7 +142,7 @@ func (k ModuleSourceKind) String() string {
 // strings apart, as source/address parses them. A string that does not
 // parse is reported as remote.
 func ClassifyModuleSource(s string) ModuleSourceKind {
-	ms, err := address.ParseModuleSource(s)
+	ms, err := source.ModulePackage{Source: s}.Address()
 	if err != nil {
 		return ModuleSourceRemote
 	}

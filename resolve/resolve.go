@@ -163,7 +163,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 	for call, rs := range modReqs {
 		pkg := rs[0].Package.(source.ModulePackage)
 		for _, r := range rs[1:] {
-			if q := r.Package.(source.ModulePackage); q != pkg || r.LockSource != rs[0].LockSource {
+			if q := r.Package.(source.ModulePackage); !samePackage(q, pkg) || r.LockSource != rs[0].LockSource {
 				errs = append(errs, fmt.Errorf("module %q: conflicting sources %s (%s) and %s (%s)", call, pkg.ForDisplay(), rs[0].Origin, q.ForDisplay(), r.Origin))
 			}
 		}
@@ -174,7 +174,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 		listedCalls[call] = true
 		if !listedSources[pkg.Source] {
 			listedSources[pkg.Source] = true
-			toList = append(toList, source.ModulePackage{Source: pkg.Source})
+			toList = append(toList, source.ModulePackage{Source: pkg.Source, Addr: pkg.Addr})
 		}
 	}
 	if len(errs) > 0 {
@@ -302,7 +302,11 @@ func ModuleCallListed(rs []Requirement) bool {
 	if !ok || pkg.Ref != "" {
 		return false
 	}
-	switch ClassifyModuleSource(pkg.Source) {
+	kind := ModuleSourceRemote // as ClassifyModuleSource: what does not parse
+	if ms, err := pkg.Address(); err == nil {
+		kind = ClassifyModuleAddress(ms)
+	}
+	switch kind {
 	case ModuleSourceLocal:
 		return false
 	case ModuleSourceRegistry:
@@ -534,7 +538,7 @@ func upgradeModule(call string, opts Options) bool {
 func pickModule(pick *ModulePick, l listResult, lock lockView, opts Options) error {
 	vs := l.versions
 	pick.Available = len(vs)
-	pkg := source.ModulePackage{Source: pick.Package.Source}
+	pkg := source.ModulePackage{Source: pick.Package.Source, Addr: pick.Package.Addr}
 	upgrade := upgradeModule(pick.Call, opts)
 	_, ok := lock.modules[pick.Call]
 	locked := lock.lockedVersion(pick.Call, pick.Package, pick.LockSource)
@@ -549,7 +553,7 @@ func pickModule(pick *ModulePick, l listResult, lock lockView, opts Options) err
 	}
 	v, found := versions.Newest(vs, pick.Constraints)
 	if !found {
-		return noVersionError(pkg, pick.Call, pick.Requirements, vs, tagsOf(pick.Package.Source, l))
+		return noVersionError(pkg, pick.Call, pick.Requirements, vs, tagsOf(pkg, l))
 	}
 	pick.Package.Version = v
 	switch {
@@ -564,10 +568,10 @@ func pickModule(pick *ModulePick, l listResult, lock lockView, opts Options) err
 	return nil
 }
 
-// tagsOf returns the tag names l holds when src is a module whose versions
+// tagsOf returns the tag names l holds when pkg is a module whose versions
 // are tags (a git repository or an OCI repository), else nil.
-func tagsOf(src string, l listResult) []string {
-	if !tagged(source.ModulePackage{Source: src}) {
+func tagsOf(pkg source.ModulePackage, l listResult) []string {
+	if !tagged(pkg) {
 		return nil
 	}
 	return l.tags(l.versions)
@@ -612,7 +616,11 @@ func unifyModule(src string, callNames []string, calls map[string]source.ModuleP
 	}
 	v, found := versions.Newest(vs, u.constraints)
 	if !found {
-		u.err = noVersionError(source.ModulePackage{Source: src}, "", u.reqs, vs, tagsOf(src, l))
+		family := source.ModulePackage{Source: src}
+		if len(group) > 0 {
+			family.Addr = calls[group[0]].Addr
+		}
+		u.err = noVersionError(family, "", u.reqs, vs, tagsOf(family, l))
 		return u
 	}
 	u.version = v
@@ -643,4 +651,11 @@ func sortByString[T fmt.Stringer](xs []T) {
 	for i, k := range ks {
 		xs[i] = k.x
 	}
+}
+
+// samePackage reports whether two module packages are the same: Addr,
+// the typed form of Source, is set by some callers and not by others.
+func samePackage(a, b source.ModulePackage) bool {
+	a.Addr, b.Addr = nil, nil
+	return a == b
 }

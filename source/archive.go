@@ -22,7 +22,7 @@ import (
 // both. The registry protocols (source/registry's Source and
 // ArchiveSource) and the network and filesystem mirrors implement it; a
 // source that routes a package to another ([Multi], a [Selector],
-// [Memoize], resolve/install's Dispatch) forwards it to the source it
+// [Memoize], source/assemble's Dispatch) forwards it to the source it
 // picks, calling that one's Fetch when it is not an ArchiveFetcher. A decorator that reads what it fetched before returning
 // (and so needs the files) simply does not implement it. Callers use
 // [FetchArchive].

@@ -7,6 +7,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/internal/display"
 )
 
@@ -58,6 +59,15 @@ type ProviderPackage struct {
 // written before subdirectories were recorded says), such a package is
 // served only from an entry whose own record (or origin) confirms the
 // root, never from one filled under another identity.
+//
+// Addr is Source typed: the package's kind and address, decided once
+// where the address was read (see [NewModulePackage]), with the default
+// registry host that applied there. Nil when a caller set only Source:
+// [ModulePackage.Address], the one reader of Source, parses it then.
+// Every stage asks Address, never parses Source itself. A module
+// package's identity is thus one value: its kind and package address
+// (Addr), the subdirectory installed (Subdir) and its selector (Version,
+// Ref, Pin).
 type ModulePackage struct {
 	Source  string
 	Version versions.Version
@@ -65,6 +75,7 @@ type ModulePackage struct {
 	Pin     string
 	Subdir  string
 	Located bool
+	Addr    address.ModuleSource
 }
 
 // SubdirRoot is [ModulePackage.Subdir] bound to the package's root.
@@ -165,6 +176,7 @@ func redacted(pkg Package) Package {
 	if m, ok := pkg.(ModulePackage); ok {
 		m.Source = display.Redact(m.Source)
 		m.Ref = display.Redact(m.Ref)
+		m.Addr = nil // the typed address keeps the credentials
 		return m
 	}
 	return pkg

@@ -44,6 +44,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source/address"
 )
 
 // Lister lists the versions of a package that a source can provide.
@@ -92,7 +93,7 @@ type Hasher interface {
 // packages are stored elsewhere: a module registry, whose download
 // endpoint names where a version's package is, and an HTTP address that
 // names another location in its X-Terraform-Get answer. It reports that
-// location, and a dispatcher (resolve/install's Dispatch) routes it to the
+// location, and a dispatcher (source/assemble's Dispatch) routes it to the
 // source of its kind: git, OCI or an HTTP archive. A locator never fetches
 // from another kind of source itself.
 type ModuleLocator interface {
@@ -116,6 +117,10 @@ type ModuleLocation struct {
 	// package it is given is the one located, for events and messages.
 	// Nil otherwise.
 	Archive Fetcher
+	// Addr is Address typed, set by a locator that parsed it; the zero
+	// value when it did not ([ModuleLocation.Remote] parses Address
+	// then).
+	Addr address.Remote
 }
 
 // Available is one version a [Lister] reports.

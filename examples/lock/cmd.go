@@ -23,6 +23,7 @@ import (
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cache/ocitier"
 	"github.com/tflock/tflock/source/cliconfig"
@@ -306,7 +307,7 @@ func (c *command) prepareWork(out *printer) error {
 }
 
 // realSources builds the sources tofu would use on this machine
-// (install.NewSources: the CLI configuration's provider installation, the
+// (assemble.NewSources: the CLI configuration's provider installation, the
 // registries, git and OCI for modules), with -plugin-dir, -fs-mirror or
 // -net-mirror serving the providers instead when given.
 func (c *command) realSources(ctx context.Context, out *printer) (source.Source, []tfaddr.Provider, string, error) {
@@ -316,7 +317,7 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 		// deleted upstream still installs (with a warning).
 		gopts.CacheDir = filepath.Join(c.cacheDir, "git")
 	}
-	opts := install.SourcesOptions{Git: &gopts, Events: out}
+	opts := assemble.SourcesOptions{Git: &gopts, Events: out}
 	if registryTestClient != nil {
 		opts.Registry.HTTPClient = registryTestClient
 	}
@@ -346,7 +347,7 @@ func (c *command) realSources(ctx context.Context, out *printer) (source.Source,
 		opts.Config, opts.Providers = cfg, n
 		printWarnings(out, diags)
 	}
-	srcs, diags := install.NewSources(ctx, opts)
+	srcs, diags := assemble.NewSources(ctx, opts)
 	if diags.HasErrors() {
 		return nil, nil, "", diags
 	}

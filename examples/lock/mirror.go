@@ -15,6 +15,7 @@ import (
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cache/mirrorserve"
 	"github.com/tflock/tflock/source/cache/ocitier"
@@ -133,11 +134,11 @@ func (c *mirrorCommand) exec(ctx context.Context, stdout io.Writer) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	sopts := install.SourcesOptions{Events: out}
+	sopts := assemble.SourcesOptions{Events: out}
 	if registryTestClient != nil {
 		sopts.Registry.HTTPClient = registryTestClient
 	}
-	srcs, diags := install.NewSources(ctx, sopts)
+	srcs, diags := assemble.NewSources(ctx, sopts)
 	if diags.HasErrors() {
 		return 0, diags
 	}
@@ -149,7 +150,7 @@ func (c *mirrorCommand) exec(ctx context.Context, stdout io.Writer) (int, error)
 }
 
 // mirror writes the mirror directory, as "tofu providers mirror".
-func (c *mirrorCommand) mirror(ctx context.Context, out *printer, ch *cache.Cache, tier cache.Remote, srcs *install.Sources) error {
+func (c *mirrorCommand) mirror(ctx context.Context, out *printer, ch *cache.Cache, tier cache.Remote, srcs *assemble.Sources) error {
 	dir, conf := c.args[0], "."
 	if len(c.args) == 2 {
 		conf = c.args[1]
@@ -193,7 +194,7 @@ func (c *mirrorCommand) mirror(ctx context.Context, out *printer, ch *cache.Cach
 }
 
 // serve serves the mirror until interrupted, or while COMMAND runs.
-func (c *mirrorCommand) serve(ctx context.Context, out *printer, ch *cache.Cache, tier cache.Remote, srcs *install.Sources) (int, error) {
+func (c *mirrorCommand) serve(ctx context.Context, out *printer, ch *cache.Cache, tier cache.Remote, srcs *assemble.Sources) (int, error) {
 	archives := c.archives
 	if archives == "" {
 		archives = filepath.Join(c.cacheDir, "mirror")

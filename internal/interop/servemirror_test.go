@@ -18,6 +18,7 @@ import (
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cache/mirrorserve"
 	"github.com/tflock/tflock/source/registry/registrytest"
@@ -29,7 +30,7 @@ type mirror struct {
 	h       *mirrorserve.Handler
 	srv     *mirrorserve.Server
 	cache   *cache.Cache
-	sources *install.Sources
+	sources *assemble.Sources
 	token   string
 	tc      *mirrorserve.ToolConfig
 	env     []string // the world's environment pointed at the mirror
@@ -56,17 +57,17 @@ func (w *world) startMirror(opts mirrorserve.ToolConfigOptions) *mirror {
 // its own (their names end in store).
 func (w *world) startMirrorStore(store string, opts mirrorserve.ToolConfigOptions) *mirror {
 	w.t.Helper()
-	return w.serveMirror(install.SourcesOptions{Env: w.env, Home: w.home, WorkDir: w.dir, HTTPClient: w.w.Registry.Client()}, store, opts)
+	return w.serveMirror(assemble.SourcesOptions{Env: w.env, Home: w.home, WorkDir: w.dir, HTTPClient: w.w.Registry.Client()}, store, opts)
 }
 
 // serveMirror serves a mirror, with a token, over the sources so gives,
 // through the cache and archive directory named by store in HOME, and
 // writes the tool's configuration (with the CLI configuration of the
 // sources as the user's, and the world's certificates).
-func (w *world) serveMirror(so install.SourcesOptions, store string, opts mirrorserve.ToolConfigOptions) *mirror {
+func (w *world) serveMirror(so assemble.SourcesOptions, store string, opts mirrorserve.ToolConfigOptions) *mirror {
 	w.t.Helper()
 	ctx := context.Background()
-	srcs, diags := install.NewSources(ctx, so)
+	srcs, diags := assemble.NewSources(ctx, so)
 	if diags.HasErrors() {
 		w.t.Fatal(diags)
 	}
@@ -272,7 +273,7 @@ func TestInteropMirrorDirectory(t *testing.T) {
 	// configuration with its provider_installation block) behind the
 	// served mirror: tofu gets one block, the mirror's, and the packages
 	// come from the directory.
-	fm := w.serveMirror(install.SourcesOptions{ConfigFiles: []string{fsConfig}, Env: []string{}, Home: w.home}, "-fs", mirrorserve.ToolConfigOptions{})
+	fm := w.serveMirror(assemble.SourcesOptions{ConfigFiles: []string{fsConfig}, Env: []string{}, Home: w.home}, "-fs", mirrorserve.ToolConfigOptions{})
 	tc, h := fm.tc, fm.h
 	if cfg := string(readFile(t, tc.ConfigFile)); strings.Count(cfg, "provider_installation") != 1 || strings.Contains(cfg, "filesystem_mirror") {
 		t.Errorf("the tool's configuration:\n%s", cfg)
@@ -313,7 +314,7 @@ func TestInteropServedMirrorCompleteLock(t *testing.T) {
 
 	// The mirror, and tflock, over the CLI configuration that reaches
 	// the registry, through one cache.
-	m := w.serveMirror(install.SourcesOptions{ConfigFiles: []string{cli}, Env: []string{}, Home: w.home, HTTPClient: reg.Client()}, "", mirrorserve.ToolConfigOptions{TrustAllHashes: true})
+	m := w.serveMirror(assemble.SourcesOptions{ConfigFiles: []string{cli}, Env: []string{}, Home: w.home, HTTPClient: reg.Client()}, "", mirrorserve.ToolConfigOptions{TrustAllHashes: true})
 	ctx := context.Background()
 	// tflock's lock file for the configuration.
 	mine := filepath.Join(w.home, "tflock-unit")

@@ -259,6 +259,21 @@ func annotationText(comment []byte) (string, bool) {
 	return string(bytes.TrimSpace(rest)), true
 }
 
+// ManagedAddress reads src, a managed call's source that [ManagedSource]
+// returned, as the configuration reader reads a module source: the
+// [ModuleCall].Address of the call whose source becomes src. It fails
+// for a source that is not git or OCI.
+func ManagedAddress(src string) (address.ModuleSource, error) {
+	ms, err := address.ParseModuleSource(src)
+	if err != nil {
+		return nil, err
+	}
+	if rem, ok := ms.(address.Remote); !ok || (rem.Kind != address.KindGit && rem.Kind != address.KindOCI) {
+		return nil, fmt.Errorf("module source %q is neither git nor OCI", address.Redact(src))
+	}
+	return ms, nil
+}
+
 // ManagedSource returns a managed call's source (see
 // [ModuleCall].ManagedRef) with its git "ref" or OCI "tag" argument set
 // to tag, everything else byte for byte as it was: the argument's value

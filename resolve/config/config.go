@@ -889,7 +889,7 @@ func (r *reader) finish() *Module {
 // module source (the package address, and the git ref, OCI digest or
 // explicit OCI tag that pins it), and the source its lock entry records.
 func modulePackage(ms address.ModuleSource, raw string) (source.ModulePackage, string) {
-	pkg := source.ModulePackage{Source: ms.Package()}
+	pkg, _ := source.NewModulePackage(ms)
 	if r, ok := ms.(address.Remote); ok {
 		switch r.Kind {
 		case address.KindGit:

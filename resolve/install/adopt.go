@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/gitcheckout"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/config"
@@ -20,7 +21,6 @@ import (
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cache"
-	"github.com/tflock/tflock/source/git"
 )
 
 // Keeping what was installed when the lock file lost a module's entry.
@@ -172,8 +172,8 @@ func (r *run) installedCommit(dir string) (string, error) {
 	modules := filepath.Join(r.s.InstallDir, "modules")
 	d := filepath.Join(r.s.dir, filepath.FromSlash(dir))
 	for {
-		commit, err := git.CheckoutCommit(d)
-		if err == nil || !errors.Is(err, git.ErrNoCheckout) {
+		commit, err := gitcheckout.Commit(d)
+		if err == nil || !errors.Is(err, gitcheckout.ErrNoCheckout) {
 			return commit, err
 		}
 		parent := filepath.Dir(d)
@@ -315,7 +315,7 @@ func verifyInstalledModule(ctx context.Context, root, dir string, rec ManifestRe
 	if ml.Commit != "" {
 		// A git module: the checkout must be at the locked commit when
 		// it says (tofu's keeps its .git; tflock's copy has none).
-		if commit, err := git.CheckoutCommit(root); err == nil && commit != ml.Commit {
+		if commit, err := gitcheckout.Commit(root); err == nil && commit != ml.Commit {
 			return "", "", fmt.Errorf("its git checkout is at commit %s, the lock file records %s", commit, ml.Commit)
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
-	"github.com/tflock/tflock/source/git"
 )
 
 // LockProviderOptions configure [LockProvider]. Addr, Version and Source
@@ -187,7 +186,7 @@ func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 		return nil, err
 	}
 	defer cleanup()
-	ctx = git.ShareListings(ctx) // one ls-remote per repository, as in Init
+	ctx = source.WithRun(ctx) // one ls-remote per git repository, as in Init
 	mc, mod, err := r.moduleCall(opts)
 	if err != nil {
 		return nil, err
@@ -255,7 +254,12 @@ func newBotRun(o Options) (r *run, cleanup func(), err error) {
 // with Init's hash policy ([run.lockSelection]), leaving the entries the
 // selection does not concern as they are.
 func (r *run) relock(ctx context.Context, sel *resolve.Selection) (*Result, error) {
-	res, provs, err := r.lockSelection(ctx, sel, func(f *lockfile.File) { sel.Update(f) })
+	r.announce(ctx, sel)
+	fetched, err := r.fetchProviders(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	res, provs, err := r.lockSelection(sel, fetched, func(f *lockfile.File) { sel.Update(f) })
 	if err != nil {
 		return nil, err
 	}

@@ -16,13 +16,14 @@ import (
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
 func TestDispatchRoutes(t *testing.T) {
 	static := staticFixtures()
-	d := &install.Dispatch{Providers: static}
+	d := &assemble.Dispatch{Providers: static}
 	ctx := context.Background()
 	// Registry modules go to the provider source when Registry is unset.
 	if _, err := d.Versions(ctx, source.ModulePackage{Source: vpcSource}); err != nil {
@@ -42,7 +43,7 @@ func TestDispatchRoutes(t *testing.T) {
 	if err != nil || len(recs) != len(testPlats) {
 		t.Errorf("Checksums = %v, %v; want one record per platform", recs, err)
 	}
-	if _, err := (&install.Dispatch{}).Versions(ctx, source.ProviderPackage{Addr: awsAddr}); !errors.Is(err, source.ErrNotFound) {
+	if _, err := (&assemble.Dispatch{}).Versions(ctx, source.ProviderPackage{Addr: awsAddr}); !errors.Is(err, source.ErrNotFound) {
 		t.Errorf("no provider source: %v", err)
 	}
 }
@@ -116,7 +117,7 @@ func TestDispatchRoutesModuleLocations(t *testing.T) {
 		}
 	})
 	t.Run("no git source", func(t *testing.T) {
-		bare := &install.Dispatch{Registry: d.Providers, DefaultHost: installtest.RegistryHost}
+		bare := &assemble.Dispatch{Registry: d.Providers, DefaultHost: installtest.RegistryHost}
 		dir := filepath.Join(t.TempDir(), "pkg")
 		_, err := bare.Fetch(ctx, source.ModulePackage{Source: installtest.RegistryHost + "/acme/ingit/cloud", Version: mustV("1.0.0")}, dir)
 		if !errors.Is(err, source.ErrNotFound) || !strings.Contains(err.Error(), "acme/network.git") || !strings.Contains(err.Error(), "no source configured for git modules") {
@@ -155,7 +156,7 @@ func (c *listCounter) Checksums(ctx context.Context, pkg source.Package) ([]hash
 func TestDispatchRemember(t *testing.T) {
 	for _, remember := range []time.Duration{0, time.Minute} {
 		counter := &listCounter{Source: staticFixtures()}
-		d := &install.Dispatch{Providers: counter, DefaultHost: host, Remember: remember}
+		d := &assemble.Dispatch{Providers: counter, DefaultHost: host, Remember: remember}
 		c := openCache(t)
 		for range 3 {
 			if _, err := install.Init(context.Background(), install.Options{Dir: newConfig(t), Source: d, Cache: c}); err != nil {
@@ -171,12 +172,12 @@ func TestDispatchRemember(t *testing.T) {
 			t.Errorf("no Remember: %d listings for three runs, want three runs' %d", perRun, 3*perRunLists(t))
 		}
 	}
-	srcs, diags := install.NewSources(context.Background(), install.SourcesOptions{Env: []string{}, Home: t.TempDir(), ConfigFiles: []string{}})
+	srcs, diags := assemble.NewSources(context.Background(), assemble.SourcesOptions{Env: []string{}, Home: t.TempDir(), ConfigFiles: []string{}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if srcs.Source.Remember != install.DefaultRemember {
-		t.Errorf("NewSources: Remember %v, want %v", srcs.Source.Remember, install.DefaultRemember)
+	if srcs.Source.Remember != assemble.DefaultRemember {
+		t.Errorf("NewSources: Remember %v, want %v", srcs.Source.Remember, assemble.DefaultRemember)
 	}
 }
 
@@ -184,7 +185,7 @@ func TestDispatchRemember(t *testing.T) {
 func perRunLists(t *testing.T) int64 {
 	t.Helper()
 	counter := &listCounter{Source: staticFixtures()}
-	d := &install.Dispatch{Providers: counter, DefaultHost: host}
+	d := &assemble.Dispatch{Providers: counter, DefaultHost: host}
 	if _, err := install.Init(context.Background(), install.Options{Dir: newConfig(t), Source: d, Cache: openCache(t)}); err != nil {
 		t.Fatal(err)
 	}
@@ -215,10 +216,10 @@ func TestDispatchForwardsFetchArchive(t *testing.T) {
 	provider := source.ProviderPackage{Addr: tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud"), Version: mustV("1.1.0"), Platform: source.CurrentPlatform}
 	zipped := source.ModulePackage{Source: installtest.RegistryHost + "/acme/zipped/cloud", Version: mustV("1.0.0")}
 	tarGz := source.ModulePackage{Source: installtest.RegistryHost + "/acme/vpc/cloud", Version: mustV("1.1.0")}
-	plainOnly := &install.Dispatch{Providers: notForwarding{w.Source.Providers}, DefaultHost: installtest.RegistryHost}
+	plainOnly := &assemble.Dispatch{Providers: notForwarding{w.Source.Providers}, DefaultHost: installtest.RegistryHost}
 	for _, tc := range []struct {
 		name    string
-		d       *install.Dispatch
+		d       *assemble.Dispatch
 		pkg     source.Package
 		archive bool
 	}{

@@ -192,21 +192,19 @@
 //
 // # Sources
 //
-// Init takes one [source.Source] for everything. [NewSources] is the front
-// door: one call builds, from the CLI configuration and the environment
-// (both injectable through [SourcesOptions]), the sources tofu would use on
+// Init takes one [source.Source] for everything, and this package imports
+// no concrete source (so a program that only runs [Check] links no network
+// code). Package source/assemble is the front door, apart from this
+// engine: one call,
+// [github.com/tflock/tflock/source/assemble.NewSources], builds from the
+// CLI configuration and the environment the sources tofu would use on
 // this machine (registries with their host blocks and tokens, the
 // provider_installation methods with their include and exclude patterns,
 // dev overrides, the implied mirror directories, git, OCI and HTTP module
 // archives), and reports the dev-overridden providers, the plugin cache
-// directory and the configuration's warnings.
-//
-// Its [Dispatch] routes each package to a source per kind: providers,
-// registry modules, git, OCI and HTTP module packages, by the package's
-// parsed address. It is also the one place where a module's location is
-// routed: a module registry (or an HTTP address answering with
-// X-Terraform-Get) reports where a package is ([source.ModuleLocator]),
-// and Dispatch sends that location to the git, OCI or HTTP archive source.
+// directory and the configuration's warnings. Its
+// [github.com/tflock/tflock/source/assemble.Dispatch] routes each package
+// to a source per kind, and each module location a registry reports.
 //
 // # Bots
 //

@@ -23,6 +23,7 @@ import (
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 )
 
@@ -135,7 +136,7 @@ func TestEmbedderOpenTofuCore(t *testing.T) {
 func TestEmbedderWrapper(t *testing.T) {
 	w := startWorldWith(t, installtest.Options{NoGit: true})
 	ctx := context.Background()
-	srcs, diags := install.NewSources(ctx, install.SourcesOptions{
+	srcs, diags := assemble.NewSources(ctx, assemble.SourcesOptions{
 		Env: []string{}, Home: t.TempDir(), ConfigFiles: []string{},
 		HTTPClient: w.Registry.Client(),
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -22,11 +23,11 @@ import (
 // flavorWorld is a registry that reports OpenTofu 1.12's "packages" field
 // (the h1: of every platform's package), which tofu records and Terraform
 // does not know.
-func flavorWorld(t *testing.T) *install.Dispatch {
+func flavorWorld(t *testing.T) *assemble.Dispatch {
 	t.Helper()
 	srv := registrytest.New(t, installtest.DefaultFixtures(), registrytest.Options{Hosts: []string{installtest.RegistryHost}, Packages: true})
 	reg := registry.NewSource(registry.Options{HTTPClient: srv.Client(), DefaultHost: installtest.RegistryHost})
-	return &install.Dispatch{Providers: reg, DefaultHost: installtest.RegistryHost}
+	return &assemble.Dispatch{Providers: reg, DefaultHost: installtest.RegistryHost}
 }
 
 func h1Platforms(t *testing.T, hs []hash.Hash) int {
@@ -116,7 +117,7 @@ func TestFlavorTerraformDefaultHost(t *testing.T) {
   }
 }
 `})
-	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: &install.Dispatch{}, Flavor: install.FlavorTerraform})
+	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: &assemble.Dispatch{}, Flavor: install.FlavorTerraform})
 	if err == nil || !strings.Contains(err.Error(), install.TerraformRegistryHost+"/hashicorp/aws") {
 		t.Errorf("Init: %v, want an error naming %s/hashicorp/aws", err, install.TerraformRegistryHost)
 	}

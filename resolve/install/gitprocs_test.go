@@ -14,6 +14,7 @@ import (
 
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/git"
 	"github.com/tflock/tflock/source/git/gittest"
 )
@@ -93,7 +94,7 @@ func TestInitGitProcesses(t *testing.T) {
 	gopts := srv.SourceOptions()
 	gopts.GitPath = gitPath
 	gopts.CacheDir = t.TempDir()
-	src := &install.Dispatch{Git: git.NewSource(gopts)}
+	src := &assemble.Dispatch{Git: git.NewSource(gopts)}
 	res, err := install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: openCache(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -187,13 +188,13 @@ func TestInitPreparesRefListings(t *testing.T) {
 	gopts.CacheDir = t.TempDir()
 	g := &preparingGit{Source: git.NewSource(gopts)}
 	c := openCache(t)
-	initAndWrite(t, install.Options{Dir: dir, Source: &install.Dispatch{Git: g}, Cache: c})
+	initAndWrite(t, install.Options{Dir: dir, Source: &assemble.Dispatch{Git: g}, Cache: c})
 	if want := []string{app.Source() + " v1.2.3"}; !slices.Equal(g.prepared, want) {
 		t.Errorf("prepared %q, want %q", g.prepared, want)
 	}
 	g.prepared = nil
 	before := srv.Requests()
-	initAndWrite(t, install.Options{Dir: dir, Source: &install.Dispatch{Git: g}, Cache: c})
+	initAndWrite(t, install.Options{Dir: dir, Source: &assemble.Dispatch{Git: g}, Cache: c})
 	if len(g.prepared) != 0 || srv.Requests() != before {
 		t.Errorf("re-run with the lock file: prepared %q, %d requests", g.prepared, srv.Requests()-before)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/git"
 )
 
@@ -40,7 +41,7 @@ func TestInitDeletedGitTagFromCachedTagList(t *testing.T) {
 		warnings = append(warnings, msg)
 		mu.Unlock()
 	}
-	cached := &install.Dispatch{Providers: w.Source.Providers, Registry: w.Source.Registry, OCI: w.Source.OCI, HTTP: w.Source.HTTP, DefaultHost: w.Source.DefaultHost, Git: git.NewSource(gopts)}
+	cached := &assemble.Dispatch{Providers: w.Source.Providers, Registry: w.Source.Registry, OCI: w.Source.OCI, HTTP: w.Source.HTTP, DefaultHost: w.Source.DefaultHost, Git: git.NewSource(gopts)}
 
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": networkCalls(false)})

@@ -21,6 +21,7 @@ import (
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/sourcetest"
 )
@@ -171,7 +172,7 @@ module "sub" {
   source = "` + u + `/net.zip//modules/sub"
 }
 `})
-	src := &install.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: w.srv.Client(), Credentials: registry.Tokens{}})}
+	src := &assemble.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: w.srv.Client(), Credentials: registry.Tokens{}})}
 	c := openCache(t)
 	res := initAndWrite(t, install.Options{Dir: dir, Source: src, Cache: c})
 
@@ -283,7 +284,7 @@ func TestInitHTTPArchiveWithVersion(t *testing.T) {
   version = "~> 1.0"
 }
 `})
-	src := &install.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: w.srv.Client(), Credentials: registry.Tokens{}})}
+	src := &assemble.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: w.srv.Client(), Credentials: registry.Tokens{}})}
 	_, err := install.Init(context.Background(), install.Options{Dir: dir, Source: src, Cache: openCache(t)})
 	// The configuration reader refuses it, naming the file and line of the
 	// version argument, before any source is asked.
@@ -311,7 +312,7 @@ func TestDispatchDefaultHTTP(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": "module \"plain\" {\n  source = \"" + w.srv.URL + "/plain.tar.gz\"\n}\n" +
 		"module \"viagit\" {\n  source = \"" + w.srv.URL + "/to-git\"\n}\n"})
-	d := &install.Dispatch{Git: git}
+	d := &assemble.Dispatch{Git: git}
 	res := initAndWrite(t, install.Options{Dir: dir, Source: d, Cache: openCache(t)})
 	if got := res.Lock.ModuleHashes("plain"); len(got) != 1 || got[0] != mustH1(t, files) {
 		t.Errorf("plain hashes = %v, want [%s]", got, mustH1(t, files))

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tflock/tflock/resolve/install"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/registry"
 )
@@ -29,7 +30,7 @@ func TestAttackHTTPGetOldLockCacheOfAnotherSource(t *testing.T) {
 	w.set("/pkg.zip", monoFiles)
 	w.setGet("/app", "./pkg.zip//modules/good")
 	w.setGet("/other", "./pkg.zip")
-	src := &install.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: w.srv.Client(), Credentials: registry.Tokens{}})}
+	src := &assemble.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: w.srv.Client(), Credentials: registry.Tokens{}})}
 
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": "module \"app\" {\n  source = \"" + u + "/app\"\n}\n"})
@@ -89,7 +90,7 @@ func zipDuplicate(t *testing.T, second string) {
 	}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { _, _ = rw.Write(buf.Bytes()) }))
 	t.Cleanup(srv.Close)
-	src := &install.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: srv.Client(), Credentials: registry.Tokens{}})}
+	src := &assemble.Dispatch{HTTP: registry.NewArchiveSource(registry.Options{HTTPClient: srv.Client(), Credentials: registry.Tokens{}})}
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": "module \"app\" {\n  source = \"" + srv.URL + "/pkg.zip\"\n}\n"})
 	for _, c := range []*cache.Cache{nil, openCache(t)} {

@@ -14,7 +14,6 @@ import (
 	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
-	"github.com/tflock/tflock/source/git"
 )
 
 // Init does for a configuration what "tofu init" does for its dependencies,
@@ -69,7 +68,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	}
 	// One ls-remote per git repository for the whole run: its versions,
 	// the refs of its calls and the commits fetched.
-	ctx = git.ShareListings(ctx)
+	ctx = source.WithRun(ctx)
 	r := newRun(s)
 	if err := r.walk(ctx); err != nil {
 		return nil, err
@@ -100,7 +99,15 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	if err := r.checkFetched(sel); err != nil {
 		return nil, err
 	}
-	res, provs, err := r.lockSelection(ctx, sel, sel.Apply)
+	// The stages in ARCHITECTURE.md's order: fetch (the trust seam,
+	// package by package), record (the new lock file and its changes, and
+	// a read-only run's verdict on them), install.
+	r.announce(ctx, sel)
+	fetched, err := r.fetchProviders(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	res, provs, err := r.lockSelection(sel, fetched, sel.Apply)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func (r *run) fromLock(ctx context.Context, pkg source.Package) ([]source.Availa
 			if !resolve.ModuleLockApplies(ml, qp, q.LockSource) || ml.Version.IsZero() || !q.Constraints.Allows(ml.Version) {
 				return nil, false
 			}
-			lp := lockBound(source.ModulePackage{Source: p.Source, Version: ml.Version}, ml, r.calls[q.Call])
+			lp := lockBound(source.ModulePackage{Source: p.Source, Version: ml.Version, Addr: qp.Addr}, ml, r.calls[q.Call])
 			installed := false
 			if mc := r.calls[q.Call]; mc != nil {
 				pick := resolve.ModulePick{Call: q.Call, Package: qp, LockSource: lockSource(q)}

@@ -17,8 +17,6 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
-	"github.com/tflock/tflock/source/git"
-	"github.com/tflock/tflock/source/oci"
 )
 
 // SourceRewrite is one module source Init rewrote in the configuration: a
@@ -226,7 +224,7 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 		})
 	}
 	for _, e := range edits {
-		ms, err := address.ParseModuleSourceWith(e.new, address.Options{DefaultRegistryHost: cmp.Or(r.s.Resolve.DefaultHost, resolve.DefaultRegistryHost)})
+		ms, err := config.ManagedAddress(e.new)
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +253,7 @@ func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *confi
 			return written, nil
 		}
 	}
-	av, err := r.memo.Versions(ctx, source.ModulePackage{Source: pick.Package.Source})
+	av, err := r.memo.Versions(ctx, source.ModulePackage{Source: pick.Package.Source, Addr: pick.Package.Addr})
 	if err != nil {
 		return "", err
 	}
@@ -270,11 +268,11 @@ func (r *run) managedTag(ctx context.Context, pick resolve.ModulePick, mc *confi
 // tagNames reports whether a git or OCI tag names version v, as the git
 // or OCI source reads tags.
 func tagNames(kind address.RemoteKind, tag string, v versions.Version) bool {
-	tagVersion := git.TagVersion
+	style := versions.GitTag
 	if kind == address.KindOCI {
-		tagVersion = oci.TagVersion
+		style = versions.OCITag
 	}
-	tv, ok := tagVersion(tag)
+	tv, ok := versions.ParseTag(tag, style)
 	return ok && tv == v
 }
 
@@ -293,8 +291,9 @@ func managedProblem(q resolve.Requirement, ml *lockfile.ModuleLock, w Words) str
 		return ""
 	}
 	pkg, _ := q.Package.(source.ModulePackage)
-	rem, err := address.ParseRemote(pkg.Source)
-	if err != nil || tagNames(rem.Kind, q.ManagedTag, ml.Version) {
+	ms, err := pkg.Address()
+	rem, ok := ms.(address.Remote)
+	if err != nil || !ok || tagNames(rem.Kind, q.ManagedTag, ml.Version) {
 		return ""
 	}
 	arg := config.ManagedArgument(rem)

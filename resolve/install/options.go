@@ -73,7 +73,8 @@ type Options struct {
 	// each call is resolved on its own constraint, as tofu does.
 	//
 	// DevOverrides are providers served from local directories (see
-	// [Sources.DevOverrides]): never looked up, installed or locked.
+	// [github.com/tflock/tflock/source/assemble.Sources.DevOverrides]):
+	// never looked up, installed or locked.
 	// Reattach is the value of TF_REATTACH_PROVIDERS (Init does not read
 	// the environment): as in tofu, those providers are running already
 	// and unmanaged: never looked up, fetched or installed, and their
@@ -109,11 +110,13 @@ type Options struct {
 	// it.
 	Resolve resolve.Options
 	// Source lists and fetches every package: providers, registry modules
-	// and remote modules. A [*Dispatch] routes each kind to its own source.
+	// and remote modules: usually the Dispatch
+	// ([github.com/tflock/tflock/source/assemble.Dispatch]) of
+	// assemble.NewSources, which routes each kind to its own source.
 	// Init memoizes its listings for the run; a source shared by several
-	// runs shares them across runs when it remembers them: the Dispatch
-	// of [NewSources] does by default ([Dispatch.Remember]); wrap another
-	// in [source.MemoizeFor]. Required.
+	// runs shares them across runs when it remembers them: that Dispatch
+	// does by default (its Remember); wrap another in
+	// [source.MemoizeFor]. Required.
 	Source source.Source
 	// Cache is the package cache every fetch goes through; it may be shared
 	// by many configurations and processes. Default: a temporary cache

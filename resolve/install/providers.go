@@ -14,11 +14,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tflock/tflock/hash"
-	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/source"
-	"github.com/tflock/tflock/source/cache"
-	"github.com/tflock/tflock/source/mirror"
 	"github.com/tflock/tflock/source/providercache"
 )
 
@@ -26,13 +23,22 @@ func (r *run) upgradingProvider(addr tfaddr.Provider) bool {
 	return r.s.Resolve.Upgrade || slices.Contains(r.s.Resolve.UpgradeProviders, addr)
 }
 
-// providerFetch is one provider package brought into the cache, or found
-// installed already (reused).
+// providerFetch is one provider package as the trust seam answered for it
+// (brought into the cache, or found installed already), with the lock
+// file's hashes of its version before the run (want).
 type providerFetch struct {
-	pkg    source.ProviderPackage
-	entry  cache.Entry
-	hit    bool
-	reused bool
+	pkg  source.ProviderPackage
+	want []hash.Hash
+	trusted
+}
+
+// providerFetches is what the fetch stage of providers hands the record
+// stage: each package, sorted, and, in providers-lock mode, the hashes each
+// provider's origin vouches for that the lock's rule records
+// ([run.lockProvider]).
+type providerFetches struct {
+	packages []providerFetch
+	origin   map[tfaddr.Provider][]hash.Hash
 }
 
 // installedDetail is the EventVerified detail of a package kept as it was
@@ -75,22 +81,32 @@ func (r *run) installedMatch(ctx context.Context, pkg source.ProviderPackage, wa
 	return dir, h1, true
 }
 
-// fetchProviders fetches (or finds in the cache) every selected provider
-// for the platforms concerned, verifies them against the lock and records
-// their hashes in next.
-func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *lockfile.File) ([]ProviderResult, error) {
+// fetchProviders fetches (or finds in the cache, or installed already)
+// every selected provider for the platforms concerned, through the trust
+// seam ([voucher.vouch]), and returns what it answered for the record
+// stage ([run.lockSelection]), which alone writes the lock file.
+func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection) (providerFetches, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.s.Resolve.Concurrency)
 	var mu sync.Mutex
-	var fetched []providerFetch
-	add := map[tfaddr.Provider][]hash.Hash{}
-	record := func(addr tfaddr.Provider, hs ...hash.Hash) {
+	out := providerFetches{origin: map[tfaddr.Provider][]hash.Hash{}}
+	add := func(f providerFetch) {
 		mu.Lock()
-		add[addr] = append(add[addr], hs...)
+		out.packages = append(out.packages, f)
 		mu.Unlock()
 	}
 	for _, p := range sel.Providers {
 		if p.Version.IsZero() || p.Reason == resolve.Builtin || p.Reason == resolve.Unmanaged {
+			continue
+		}
+		if r.s.ProvidersLock {
+			g.Go(func() error {
+				recs, err := r.lockProvider(gctx, p, add)
+				mu.Lock()
+				out.origin[p.Addr] = append(out.origin[p.Addr], recs...)
+				mu.Unlock()
+				return r.legacyHint(p.Addr, err)
+			})
 			continue
 		}
 		// A version's contents never change: even when upgrading, a
@@ -101,101 +117,22 @@ func (r *run) fetchProviders(ctx context.Context, sel *resolve.Selection, next *
 		if old := r.prev.Provider(p.Addr); old != nil && old.Version == p.Version {
 			want = old.Hashes
 		}
-		if r.s.ProvidersLock {
-			g.Go(func() error {
-				return r.legacyHint(p.Addr, r.lockProvider(gctx, p, record, &mu, &fetched))
-			})
-			continue
-		}
 		for _, plat := range r.s.platforms {
 			pkg := source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: plat}
 			g.Go(func() error {
-				var e cache.Entry
-				var hit, reused bool
-				var origin []hash.Record
-				if dir, h1, ok := r.installedMatch(gctx, pkg, want); ok {
-					e, hit, reused = cache.Entry{Dir: dir, H1: h1, Hashes: []hash.Hash{h1}}, true, true
-					source.EmitContext(gctx, r.s.Events, source.Event{Kind: source.EventVerified, Package: pkg, Detail: installedDetail})
-				} else {
-					select {
-					case r.downloadSlots <- struct{}{}:
-					case <-gctx.Done():
-						return gctx.Err()
-					}
-					var err error
-					var signed []hash.Record
-					if len(want) == 0 && r.s.Cache.Tiered() {
-						// A first install with a remote tier behind the
-						// cache: the tier's copy can be used only once it
-						// can be checked, so the checksums the origin
-						// signs are asked first (a registry asks the same
-						// documents for its download, once).
-						signed, err = r.checksums(gctx, pkg)
-					}
-					switch {
-					case err != nil:
-					case len(signed) > 0:
-						e, hit, origin, err = r.fillSigned(gctx, pkg, signed)
-					default:
-						e, hit, _, origin, err = r.fillOrigin(gctx, pkg, "", want)
-					}
-					<-r.downloadSlots
-					if err != nil {
-						return r.legacyHint(p.Addr, err)
-					}
+				t, err := voucher{r}.vouch(gctx, wanted{pkg: pkg, lock: want})
+				if err != nil {
+					return err
 				}
-				record(p.Addr, e.Hashes...)
-				if len(origin) == 0 && len(want) == 0 {
-					// A new selection found in the cache: ask what the
-					// origin vouches for, so that the lock file does not
-					// depend on the cache being warm, and check the entry
-					// against it before trusting it.
-					var err error
-					if origin, err = r.checksums(gctx, pkg); err != nil {
-						return err
-					}
-					if err := vouched(pkg, e.Hashes, origin); err != nil {
-						return err
-					}
-				}
-				// Record what the origin vouches for, by the lock's rule
-				// (recordsOrigin; checked against tofu 1.12.6 and
-				// terraform by the interop suite).
-				signed := false
-				for _, rec := range origin {
-					if !r.recordsOrigin(rec) {
-						continue
-					}
-					record(p.Addr, rec.Hash)
-					signed = signed || vouchedByOrigin(rec)
-				}
-				if !reused && (!hit || len(want) == 0) {
-					r.noteLockUpdate(p.Addr, e.Hashes, want, signed)
-				}
-				mu.Lock()
-				fetched = append(fetched, providerFetch{pkg: pkg, entry: e, hit: hit, reused: reused})
-				mu.Unlock()
+				add(providerFetch{pkg: pkg, want: want, trusted: t})
 				return nil
 			})
 		}
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return providerFetches{}, err
 	}
-	for addr, hs := range add {
-		if _, err := next.AddProviderHashes(addr, lockable(hs)...); err != nil {
-			return nil, fmt.Errorf("provider %s: recording its hashes: %w", addr.ForDisplay(), err)
-		}
-	}
-	slices.SortFunc(fetched, func(a, b providerFetch) int { return strings.Compare(a.pkg.String(), b.pkg.String()) })
-	out := make([]ProviderResult, 0, len(fetched))
-	for _, f := range fetched {
-		dir := f.entry.Dir
-		if r.s.ProvidersLock {
-			dir = "" // nothing installed
-		}
-		out = append(out, ProviderResult{Package: f.pkg, Dir: dir, CacheHit: f.hit, Reused: f.reused, h1: f.entry.H1})
-	}
+	slices.SortFunc(out.packages, func(a, b providerFetch) int { return strings.Compare(a.pkg.String(), b.pkg.String()) })
 	return out, nil
 }
 
@@ -258,21 +195,24 @@ func (r *run) firstPlatform(p resolve.ProviderPick) source.ProviderPackage {
 	return source.ProviderPackage{Addr: p.Addr, Version: p.Version, Platform: r.s.platforms[0]}
 }
 
-// lockProvider records the hashes of one provider version for the
-// platforms asked for: what the origin vouches for (recordsOrigin), plus,
-// for each platform asked for whose h1: that does not give, the h1: of its
-// package, downloaded once (through the cache), all platforms in parallel.
-func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record func(tfaddr.Provider, ...hash.Hash), mu *sync.Mutex, fetched *[]providerFetch) error {
+// lockProvider brings the packages of one provider version for the
+// platforms asked for, in providers-lock mode: it returns what the origin
+// vouches for that the lock's rule records ([run.recordsOrigin]) and hands
+// add, through the trust seam, the package of each platform asked for
+// whose h1: that does not give, downloaded once (through the cache), all
+// platforms in parallel.
+func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, add func(providerFetch)) ([]hash.Hash, error) {
 	recs, err := r.checksums(ctx, r.firstPlatform(p))
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var origin []hash.Hash
 	haveH1 := map[string]bool{}
 	for _, rec := range recs {
 		if !r.recordsOrigin(rec) {
 			continue
 		}
-		record(p.Addr, rec.Hash)
+		origin = append(origin, rec.Hash)
 		if rec.Hash.Scheme() == hash.SchemeH1 {
 			for _, pl := range rec.Provenance.Platforms {
 				haveH1[pl] = true
@@ -289,39 +229,16 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, record f
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case r.downloadSlots <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-r.downloadSlots }()
-			// Downloads are verified by the source against what its
-			// origin signs; the lock's hashes may cover other platforms
-			// only, so they are not required to match here. The package
-			// of the platform this machine installs for is stored for the
-			// init that follows; the others are hashed as they are read
-			// and not kept.
-			var e cache.Entry
-			var hit bool
-			var err error
-			if plat == r.s.Platform {
-				e, hit, _, err = r.fill(ctx, pkg, "", nil)
-			} else {
-				e, hit, err = r.hashOnly(ctx, pkg, nil)
-			}
+			t, err := voucher{r}.vouch(ctx, wanted{pkg: pkg})
 			if err != nil {
 				errs[i] = err
 				return
 			}
-			record(p.Addr, e.Hashes...)
-			mu.Lock()
-			*fetched = append(*fetched, providerFetch{pkg: pkg, entry: e, hit: hit})
-			mu.Unlock()
+			add(providerFetch{pkg: pkg, trusted: t})
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return origin, errors.Join(errs...)
 }
 
 // askedPlatform reports whether a hash that the origin reports for plats
@@ -345,5 +262,5 @@ func (r *run) legacyHint(addr tfaddr.Provider, err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || r.s.noDir {
 		return err
 	}
-	return mirror.CheckLegacyPlugins(r.s.Dir, addr, err)
+	return providercache.CheckLegacyPlugins(r.s.Dir, addr, err)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	tfaddr "github.com/hashicorp/terraform-registry-address"
+
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
@@ -11,29 +13,68 @@ import (
 	"github.com/tflock/tflock/source/address"
 )
 
-// lockSelection writes a selection into a copy of the previous lock file
-// (with apply: [resolve.Selection.Apply] for Init, Update for a single
-// package), records the hashes and pins of the modules already fetched,
-// and fetches the selected providers, recording their hashes: the hash
-// policy of Init and of [LockProvider] and [LockModule].
-func (r *run) lockSelection(ctx context.Context, sel *resolve.Selection, apply func(*lockfile.File)) (*Result, []ProviderResult, error) {
+// announce reports the selection's picks (EventVersionChosen), providers
+// first, then module calls, before anything of them is fetched.
+func (r *run) announce(ctx context.Context, sel *resolve.Selection) {
 	for _, p := range sel.Providers {
 		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: source.ProviderPackage{Addr: p.Addr, Version: p.Version}, Detail: p.Brief()})
 	}
+	for _, pick := range sel.Modules {
+		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Brief()})
+	}
+}
+
+// lockSelection writes a selection into a copy of the previous lock file
+// (with apply: [resolve.Selection.Apply] for Init, Update for a single
+// package) and records the hashes and pins of the modules fetched and the
+// hashes the trust seam answered for the providers fetched (provs, from
+// [run.fetchProviders]): the hash policy of Init and of [LockProvider] and
+// [LockModule]. It fetches nothing: the record stage writes what the fetch
+// stages brought.
+func (r *run) lockSelection(sel *resolve.Selection, provs providerFetches, apply func(*lockfile.File)) (*Result, []ProviderResult, error) {
 	next := r.prev.Clone()
 	next.SetHeader(r.s.Header)
 	apply(next)
-	if err := r.recordModules(ctx, sel, next); err != nil {
+	if err := r.recordModules(sel, next); err != nil {
 		return nil, nil, err
 	}
-	provs, err := r.fetchProviders(ctx, sel, next)
+	out, err := r.recordProviders(provs, next)
 	if err != nil {
 		return nil, nil, err
 	}
 	res := &Result{Lock: next, Previous: r.prev, Selection: sel, Listed: int(r.lister.count()), Downloads: r.downloads, Warnings: r.warnings, Flavor: r.s.Flavor, Words: r.s.words}
 	res.Changes = lockfile.Changes(r.prev, next)
 	r.markRerecorded(res.Changes)
-	return res, provs, nil
+	return res, out, nil
+}
+
+// recordProviders adds to the new lock file the hashes the trust seam
+// answered for each provider package (and, in providers-lock mode, those
+// each provider's origin vouches for), notes them for the incomplete lock
+// warning, and returns the providers' results.
+func (r *run) recordProviders(provs providerFetches, next *lockfile.File) ([]ProviderResult, error) {
+	add := map[tfaddr.Provider][]hash.Hash{}
+	for addr, hs := range provs.origin {
+		add[addr] = append(add[addr], hs...)
+	}
+	out := make([]ProviderResult, 0, len(provs.packages))
+	for _, f := range provs.packages {
+		add[f.pkg.Addr] = append(add[f.pkg.Addr], f.record...)
+		if f.updates {
+			r.noteLockUpdate(f.pkg.Addr, f.entry.Hashes, f.want, f.signed)
+		}
+		dir := f.entry.Dir
+		if r.s.ProvidersLock {
+			dir = "" // nothing installed
+		}
+		out = append(out, ProviderResult{Package: f.pkg, Dir: dir, CacheHit: f.hit, Reused: f.reused, h1: f.entry.H1})
+	}
+	for addr, hs := range add {
+		if _, err := next.AddProviderHashes(addr, lockable(hs)...); err != nil {
+			return nil, fmt.Errorf("provider %s: recording its hashes: %w", addr.ForDisplay(), err)
+		}
+	}
+	return out, nil
 }
 
 // emitChanges reports each change of the result's lock file.
@@ -68,9 +109,8 @@ func changedPackage(c lockfile.Change, prev, next *lockfile.File) source.Package
 // A hash the lock file could not hold (the setter refuses what the parser
 // would) is an error naming the call, never a lock entry silently left
 // without it.
-func (r *run) recordModules(ctx context.Context, sel *resolve.Selection, next *lockfile.File) error {
+func (r *run) recordModules(sel *resolve.Selection, next *lockfile.File) error {
 	for _, pick := range sel.Modules {
-		source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventVersionChosen, Package: pick.Package, Detail: pick.Brief()})
 		mf := r.fetched[pick.Call]
 		ml := next.Module(pick.Call)
 		if mf == nil || ml == nil {

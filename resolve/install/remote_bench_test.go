@@ -31,7 +31,7 @@ import (
 // to every request. The tier run must make no request to the origin.
 // Compare the two with benchstat -col /source (see BENCHMARKS.md).
 func BenchmarkRemoteTier(b *testing.B) {
-	origin := registrytest.New(b, benchFixtures(), registrytest.Options{})
+	origin := registrytest.New(b, benchFixtures(), registrytest.Options{Hosts: []string{benchHost}})
 	origin.SetLatency(benchLatency)
 	var ociReg http.Handler = registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	if os.Getenv("BENCH_NO_LATENCY") != "" {

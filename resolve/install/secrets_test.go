@@ -20,6 +20,7 @@ import (
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/git"
 	"github.com/tflock/tflock/source/oci"
@@ -167,8 +168,8 @@ func (w *credentialWorld) gitURL(name, password string) string {
 // sources builds the sources of a run: git with its clone cache in
 // gitCache, the registry with token regToken, OCI with the docker config.
 // Warnings go to warn, events to events.
-func (w *credentialWorld) sources(gitCache, regToken string, events source.Events, warn *messages) *install.Dispatch {
-	d := &install.Dispatch{DefaultHost: installtest.RegistryHost}
+func (w *credentialWorld) sources(gitCache, regToken string, events source.Events, warn *messages) *assemble.Dispatch {
+	d := &assemble.Dispatch{DefaultHost: installtest.RegistryHost}
 	d.Providers = registry.NewSource(registry.Options{
 		HTTPClient:  w.registry.Client(),
 		DefaultHost: installtest.RegistryHost,

@@ -19,8 +19,8 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
-	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cliconfig"
 	"github.com/tflock/tflock/source/oci/ocitest"
 	"github.com/tflock/tflock/source/registry"
@@ -173,9 +173,9 @@ func (w *sourcesWorld) cliConfig(t *testing.T) string {
 
 // options are NewSources options reaching this world, with env as the
 // whole environment.
-func (w *sourcesWorld) options(cfgFile string, env []string, events source.Events) install.SourcesOptions {
+func (w *sourcesWorld) options(cfgFile string, env []string, events source.Events) assemble.SourcesOptions {
 	ociOpts := w.oci.SourceOptions(nil)
-	return install.SourcesOptions{
+	return assemble.SourcesOptions{
 		ConfigFiles: []string{cfgFile},
 		Env:         env,
 		Registry:    registry.Options{HTTPClient: w.reg.Client()},
@@ -223,7 +223,7 @@ func TestNewSources(t *testing.T) {
 	env := []string{"TF_TOKEN_registry_example_test=" + frontToken, "TF_PLUGIN_CACHE_DIR=" + pluginCache, "HOME=" + t.TempDir()}
 	events := &eventLog{}
 	ctx := context.Background()
-	srcs, diags := install.NewSources(ctx, w.options(cfgFile, env, events))
+	srcs, diags := assemble.NewSources(ctx, w.options(cfgFile, env, events))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -238,8 +238,10 @@ func TestNewSources(t *testing.T) {
 	}) {
 		t.Errorf("diagnostics %v lack the dev overrides warning", diags)
 	}
-	if !slices.Equal(srcs.Warnings, diags) {
-		t.Errorf("Sources.Warnings %v, want the diagnostics' warnings %v", srcs.Warnings, diags)
+	//lint:ignore SA1019 the deprecated field stays filled: this checks it
+	warnings := srcs.Warnings
+	if !slices.Equal(warnings, diags) {
+		t.Errorf("Sources.Warnings %v, want the diagnostics' warnings %v", warnings, diags)
 	}
 
 	for name, want := range map[string]string{
@@ -309,7 +311,7 @@ func TestNewSources(t *testing.T) {
 	// the registry refuses, though the process's environment now has the
 	// right token.
 	t.Setenv("TF_TOKEN_registry_example_test", frontToken)
-	bare, diags := install.NewSources(ctx, w.options(cfgFile, []string{}, nil))
+	bare, diags := assemble.NewSources(ctx, w.options(cfgFile, []string{}, nil))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -336,7 +338,7 @@ func TestNewSourcesImplied(t *testing.T) {
 	}
 	opts := w.options(cfgFile, []string{"TF_TOKEN_registry_example_test=" + frontToken}, nil)
 	opts.Home, opts.WorkDir = home, t.TempDir()
-	srcs, diags := install.NewSources(context.Background(), opts)
+	srcs, diags := assemble.NewSources(context.Background(), opts)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -363,7 +365,7 @@ func TestNewSourcesBadConfig(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srcs, diags := install.NewSources(context.Background(), install.SourcesOptions{ConfigFiles: []string{cfgFile}, Env: []string{}})
+	srcs, diags := assemble.NewSources(context.Background(), assemble.SourcesOptions{ConfigFiles: []string{cfgFile}, Env: []string{}})
 	if !diags.HasErrors() || srcs != nil {
 		t.Fatalf("NewSources = %v, %v; want an error and no sources", srcs, diags)
 	}
@@ -395,7 +397,7 @@ func TestNewSourcesHostConfig(t *testing.T) {
 	opts.ConfigFiles = nil
 	opts.Config = cfg
 	opts.Credentials = registry.Tokens{frontHost: frontToken, mirrorHost: mirrorToken}
-	srcs, diags := install.NewSources(context.Background(), opts)
+	srcs, diags := assemble.NewSources(context.Background(), opts)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -425,7 +427,7 @@ func TestNewSourcesHostConfig(t *testing.T) {
 // in the separate Warnings field), and the sources are built.
 func TestNewSourcesMissingConfigWarns(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.tfrc")
-	srcs, diags := install.NewSources(context.Background(), install.SourcesOptions{ConfigFiles: []string{missing}, Env: []string{}, Home: t.TempDir()})
+	srcs, diags := assemble.NewSources(context.Background(), assemble.SourcesOptions{ConfigFiles: []string{missing}, Env: []string{}, Home: t.TempDir()})
 	if diags.HasErrors() || srcs == nil {
 		t.Fatalf("NewSources = %v, %v; want sources and no error", srcs, diags)
 	}

@@ -19,9 +19,9 @@ import (
 // h1:) only as another module's, whose location names the root. The tier
 // entry does not confirm that this module's location names the root: the
 // origin must be asked, and the subdirectory it names is a change (refused
-// read-only), never the root installed from the tier.
+// read-only), never the root installed from the tier. (The tier keys a
+// located package's root by its identity: see ocitier's moduleTag.)
 func TestAttackOldLockTierOfAnotherModule(t *testing.T) {
-	t.Skip("known: the tier keys a module by (h1:, subdirectory) only, so it cannot tell that the root of a registry module was its origin's answer for this module; see the report of issue 22 item 9")
 	w := monoWorld(t, map[string]string{"app": "modules/good", "other": ""})
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": monoConfig("app")})
@@ -56,5 +56,17 @@ func TestAttackOldLockTierOfAnotherModule(t *testing.T) {
 	}
 	if got := installedDirs(t, dir)["app"]; got != ".terraform/modules/app/modules/good" {
 		t.Errorf("installed %s", got)
+	}
+	// The tier still serves the root to the module whose own entry it is.
+	freshMachine(t, other)
+	src := &counting{src: w.Source}
+	if _, err := install.Init(context.Background(), install.Options{Dir: other, Source: src, Cache: runner()}); err != nil {
+		t.Fatal(err)
+	}
+	if n := src.fetches.Load(); n != 0 {
+		t.Errorf("%d downloads of the module whose own root entry the tier holds, want the tier to serve it", n)
+	}
+	if got := installedDirs(t, other)["other"]; got != ".terraform/modules/other" {
+		t.Errorf("other installed from %s", got)
 	}
 }

@@ -180,9 +180,16 @@ func (r *run) walk(ctx context.Context) error {
 	return nil
 }
 
+// preparer is a source that can make ahead of a Fetch the listing the
+// Fetch will need (source/assemble's Dispatch, routing to the git
+// source's Prepare).
+type preparer interface {
+	Prepare(ctx context.Context, pkg source.Package)
+}
+
 // prepareListings lets the source list, beside the level's resolution,
 // the repositories that the level's calls pinned by a ref (or following a
-// default branch) will be fetched from ([git.Source.Prepare], under the
+// default branch) will be fetched from (the git source's Prepare, in the
 // run's shared listings): a level that calls a repository by a
 // constraint and another by a ref then waits for one listing, not for
 // two in turn. Only calls without a lock entry are prepared: a locked
@@ -190,7 +197,7 @@ func (r *run) walk(ctx context.Context) error {
 // the level's requirements, want its calls. The function returned stops
 // what is still under way and waits for it.
 func (r *run) prepareListings(ctx context.Context, reqs []resolve.Requirement, want map[string]*config.ModuleCall) func() {
-	d, ok := r.s.Source.(*Dispatch)
+	p, ok := r.s.Source.(preparer)
 	if !ok {
 		return func() {}
 	}
@@ -201,7 +208,7 @@ func (r *run) prepareListings(ctx context.Context, reqs []resolve.Requirement, w
 		if !ok || want[q.Call] == nil || (pkg.Ref == "" && !q.Constraints.IsZero()) || r.locked.Module(q.Call) != nil {
 			continue
 		}
-		wg.Go(func() { d.prepare(ctx, pkg) })
+		wg.Go(func() { p.Prepare(ctx, pkg) })
 	}
 	return func() {
 		cancel()
@@ -276,11 +283,12 @@ func (r *run) fetchModule(ctx context.Context, pick resolve.ModulePick, mc *conf
 			return mf, nil
 		}
 	}
-	e, hit, loc, err := r.fill(ctx, pkg, pick.Call, want)
+	t, err := voucher{r}.vouch(ctx, wanted{pkg: pkg, call: pick.Call, lock: want})
 	if err != nil {
 		return nil, err
 	}
-	return &moduleFetch{pick: pick, call: mc, entry: e, hit: hit, locked: ml != nil, loc: loc, sub: path.Join(loc, callSub)}, nil
+	loc := t.entry.Subdir
+	return &moduleFetch{pick: pick, call: mc, entry: t.entry, hit: t.hit, locked: ml != nil, loc: loc, sub: path.Join(loc, callSub)}, nil
 }
 
 // moduleDir returns the directory sub (slash-separated) of the package in

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	svchost "github.com/hashicorp/terraform-svchost"
+
+	"github.com/tflock/tflock/source"
 )
 
 // Config is the part of OpenTofu's CLI configuration that concerns where
@@ -132,6 +134,12 @@ type Method struct {
 	// not only those of the package downloaded. Default false.
 	TrustAllHashes bool
 	DeclRange      hcl.Range
+
+	// found are the patterns of the providers an implied direct method
+	// excludes, as found in the implied directories (Exclude spells
+	// them): kept parsed, so that an address no pattern string can write
+	// is excluded all the same.
+	found []source.Pattern
 }
 
 // ProviderInstallation is the provider_installation block.

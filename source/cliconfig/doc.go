@@ -24,7 +24,9 @@
 // a file, or an oci_mirror repository_template, nested deeply enough to
 // overflow the HCL parser gets the error "Nesting too deep" instead),
 // [Load] finds and merges the files as tofu does, with the environment
-// variables that override them, and [Config.Sources] composes the sources:
+// variables that override them, [Config.Methods] gives the installation
+// methods as data (the block's, or the implied ones resolved on this
+// machine), and [Config.Sources] composes the sources from them:
 // a [source.MultiSource] of [source.Selector]s, the dev overrides and the
 // plugin cache directory. The registry and OCI sources are passed in as
 // constructors ([SourceOptions]); [Config.RegistryOptions] gives a registry
@@ -32,6 +34,6 @@
 // as tofu does.
 //
 // Programs do not usually call [Config.Sources] themselves:
-// resolve/install's NewSources loads the configuration and builds every
+// source/assemble's NewSources loads the configuration and builds every
 // source from it in one call.
 package cliconfig

@@ -46,7 +46,9 @@ provider_installation {
 `), "example.tfrc")
 	inst, diags := cfg.Sources(context.Background(), cliconfig.SourceOptions{
 		// A real program passes a constructor of a source/registry source.
-		Direct: func(*cliconfig.Config) (source.Source, error) { return &sourcetest.Static{Name: "registry"}, nil },
+		DirectMethod: func(cliconfig.Method, *cliconfig.Config) (source.Source, error) {
+			return &sourcetest.Static{Name: "registry"}, nil
+		},
 	})
 	if diags.HasErrors() {
 		fmt.Println(diags)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -16,16 +17,21 @@ import (
 // SourceOptions gives [Config.Sources] the constructors of the sources this
 // package does not implement itself, so that it does not depend on them.
 type SourceOptions struct {
-	// Direct returns the source for direct installation from each
-	// provider's origin registry (a source/registry source configured with
-	// the host blocks and credentials of cfg). Default: none; a configured
-	// direct method is then an error, and the implied configuration has no
-	// direct installation.
+	// Direct returns the source for direct installation, as DirectMethod
+	// does, without the method.
+	//
+	// Deprecated: set DirectMethod, the one hook for direct installation
+	// (it is given the method, with its download_retry_count). Direct is
+	// used only when DirectMethod is nil.
 	Direct func(cfg *Config) (source.Source, error)
-	// DirectMethod, when set, is used instead of Direct and is also given
-	// the direct method, so that the source can retry downloads as its
-	// download_retry_count says ([Config.DownloadRetries]). In the implied
-	// configuration it is given Method{Kind: Direct}. Default: none.
+	// DirectMethod returns the source for direct installation from each
+	// provider's origin registry (a source/registry source configured with
+	// the host blocks and credentials of cfg), given the direct method, so
+	// that the source can retry downloads as its download_retry_count
+	// says ([Config.DownloadRetries]). In the implied configuration it is
+	// given Method{Kind: Direct}. Default: none; a configured direct
+	// method is then an error, and the implied configuration has no
+	// direct installation.
 	DirectMethod func(m Method, cfg *Config) (source.Source, error)
 	// Network returns the source for a network_mirror block (m.Location
 	// is its url). Default: a [mirror.Network] using HTTPClient, the
@@ -98,20 +104,27 @@ func (c *Config) Sources(ctx context.Context, opts SourceOptions) (*Installation
 			Detail:  fmt.Sprintf("The credentials helper %q is ignored: tflock reads credentials only from credentials blocks and TF_TOKEN_ environment variables.", c.CredentialsHelper.Name),
 			Subject: &r})
 	}
-	if c.ProviderInstallation == nil {
-		return c.implied(ctx, opts, inst, diags)
-	}
-	if len(c.ProviderInstallation.DevOverrides) > 0 {
+	if c.ProviderInstallation != nil && len(c.ProviderInstallation.DevOverrides) > 0 {
 		inst.DevOverrides = mirror.DevOverrides(c.ProviderInstallation.DevOverrides)
 	}
+	methods, implied := c.Methods(ctx, opts.Implied)
+	inst.Implied = implied
 	var sels []source.Source
-	for _, m := range c.ProviderInstallation.Methods {
+	for _, m := range methods {
+		if implied && m.Kind == FilesystemMirror {
+			inst.ImpliedDirs = append(inst.ImpliedDirs, m.Location)
+		}
+		if implied && m.Kind == Direct && opts.DirectMethod == nil && opts.Direct == nil {
+			// The program provided no registry source: the implied
+			// configuration then has no direct installation.
+			continue
+		}
 		src, d := c.methodSource(m, opts)
 		diags = append(diags, d...)
 		if src == nil {
 			continue
 		}
-		sel := source.Selector{Source: src, Name: m.Kind.String()}
+		sel := source.Selector{Source: src, Name: m.Kind.String(), Exclude: m.found}
 		if m.Location != "" {
 			sel.Name += " " + m.Location
 		}
@@ -121,7 +134,7 @@ func (c *Config) Sources(ctx context.Context, opts SourceOptions) (*Installation
 			}
 		}
 		for _, p := range m.Exclude {
-			if pat, err := source.ParseProviderPattern(p); err == nil {
+			if pat, err := source.ParseProviderPattern(p); err == nil && m.found == nil {
 				sel.Exclude = append(sel.Exclude, pat)
 			}
 		}
@@ -134,7 +147,11 @@ func (c *Config) Sources(ctx context.Context, opts SourceOptions) (*Installation
 func (c *Config) methodSource(m Method, opts SourceOptions) (source.Source, hcl.Diagnostics) {
 	r := m.DeclRange
 	fail := func(summary, detail string) (source.Source, hcl.Diagnostics) {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r}}
+		d := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail}
+		if r.Filename != "" { // an implied method has no block
+			d.Subject = &r
+		}
+		return nil, hcl.Diagnostics{d}
 	}
 	switch m.Kind {
 	case Direct:
@@ -191,35 +208,35 @@ func (c *Config) methodSource(m Method, opts SourceOptions) (source.Source, hcl.
 	return fail("Unsupported installation method", fmt.Sprintf("Installation method %s is not supported.", m.Kind))
 }
 
-func (c *Config) implied(ctx context.Context, opts SourceOptions, inst *Installation, diags hcl.Diagnostics) (*Installation, hcl.Diagnostics) {
-	inst.Implied = true
-	var sels []source.Source
-	var found []source.Pattern
-	for _, dir := range mirror.ImpliedDirs(opts.Implied) {
+// Methods returns, as data, the provider installation methods of the
+// configuration in priority order: the methods of its
+// provider_installation block as written or, without one (implied true),
+// OpenTofu's implied methods: a filesystem_mirror for each implied local
+// directory that exists ([mirror.ImpliedDirs] of implied), then direct,
+// excluding every provider found in those directories (its Exclude lists
+// them; a directory that cannot be read provides nothing). [Config.Sources]
+// builds its sources from these methods.
+func (c *Config) Methods(ctx context.Context, env mirror.ImpliedDirsEnv) (methods []Method, implied bool) {
+	if c.ProviderInstallation != nil {
+		return slices.Clone(c.ProviderInstallation.Methods), false
+	}
+	direct := Method{Kind: Direct}
+	for _, dir := range mirror.ImpliedDirs(env) {
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 			continue
 		}
-		fsm := mirror.NewFilesystem(dir)
 		// As tofu does, a provider found in a local directory is not
-		// installed directly from its registry; a directory that cannot
-		// be read provides nothing.
-		if provs, err := fsm.Providers(ctx); err == nil {
+		// installed directly from its registry.
+		if provs, err := mirror.NewFilesystem(dir).Providers(ctx); err == nil {
 			for _, p := range provs {
-				found = append(found, source.ProviderPattern(p))
+				pat := source.ProviderPattern(p)
+				direct.Exclude = append(direct.Exclude, pat.String())
+				direct.found = append(direct.found, pat)
 			}
 		}
-		inst.ImpliedDirs = append(inst.ImpliedDirs, dir)
-		sels = append(sels, source.Selector{Source: fsm, Name: "filesystem_mirror " + dir})
+		methods = append(methods, Method{Kind: FilesystemMirror, Location: dir})
 	}
-	if src, err := c.direct(Method{Kind: Direct}, opts); src != nil || err != nil {
-		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot use direct installation", Detail: err.Error()})
-		} else {
-			sels = append(sels, source.Selector{Source: source.Memoize(src), Name: "direct", Exclude: found})
-		}
-	}
-	inst.Source = source.Multi(sels...)
-	return inst, diags
+	return append(methods, direct), true
 }
 
 // direct builds the direct installation source with DirectMethod or

@@ -343,3 +343,44 @@ func TestSourcesDirectMethod(t *testing.T) {
 		t.Errorf("implied DirectMethod got %+v", got)
 	}
 }
+
+// TestMethods: the installation methods as data, the block's as written or
+// the implied ones, which Sources builds its sources from.
+func TestMethods(t *testing.T) {
+	home := t.TempDir()
+	work := t.TempDir()
+	writeFile(t, filepath.Join(home, ".terraform.d", "plugins", "registry.opentofu.org", "hashicorp", "null", "1.0.0", "linux_amd64", "terraform-provider-null"), "local null")
+	env := mirror.ImpliedDirsEnv{GOOS: "linux", Home: home, WorkDir: work, Getenv: func(string) string { return "" }}
+
+	var empty cliconfig.Config
+	methods, implied := empty.Methods(context.Background(), env)
+	dir := filepath.Join(home, ".terraform.d", "plugins")
+	if !implied || len(methods) != 2 ||
+		methods[0].Kind != cliconfig.FilesystemMirror || methods[0].Location != dir ||
+		methods[1].Kind != cliconfig.Direct || fmt.Sprint(methods[1].Exclude) != "[registry.opentofu.org/hashicorp/null]" {
+		t.Errorf("implied methods = %+v, %v; want filesystem_mirror %s, then direct excluding null", methods, implied, dir)
+	}
+
+	cfg, diags := cliconfig.Parse([]byte(`provider_installation {
+  filesystem_mirror {
+    path    = "/srv/providers"
+    include = ["example.com/*/*"]
+  }
+  direct {
+    exclude = ["example.com/*/*"]
+  }
+}
+`), "methods.tfrc")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	methods, implied = cfg.Methods(context.Background(), env)
+	if implied || len(methods) != 2 || methods[0].Location != "/srv/providers" || fmt.Sprint(methods[1].Exclude) != "[example.com/*/*]" {
+		t.Errorf("block methods = %+v, %v", methods, implied)
+	}
+	// The data is a copy: changing it changes nothing of the configuration.
+	methods[0].Location = "elsewhere"
+	if again, _ := cfg.Methods(context.Background(), env); again[0].Location != "/srv/providers" {
+		t.Errorf("Methods returned the configuration's own slice")
+	}
+}

@@ -8,7 +8,7 @@
 // # Versions
 //
 // [Source.Versions] runs "git ls-remote --heads --tags" (nothing is
-// cloned; the same listing answers refs and fetches, see [ShareListings]). Tags
+// cloned; the same listing answers refs and fetches, see [source.WithRun]). Tags
 // that are strict semantic versions, with or without a "v" prefix, are
 // versions ("v1.2.0" and "1.2.0"; not "1.2" or "release-1"); annotated tags
 // are peeled to their commit. Each [source.Available] has Ref set to the tag
@@ -29,7 +29,7 @@
 // tags, "git ls-remote --heads --tags -- URL" (a protocol v2 server then
 // sends branches and tags only, never a repository's thousands of
 // refs/pull/*; patterns after the URL would not reduce what it sends),
-// once per repository and run under [ShareListings] ([Source.Prepare]
+// once per repository and run ([source.WithRun]; [Source.Prepare]
 // makes it ahead of the fetch); a full commit id (40
 // or 64 hexadecimal digits) is fetched without any ls-remote, so a branch
 // or tag whose name is a full commit id is not looked up; the default

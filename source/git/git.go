@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tflock/tflock/internal/flock"
+	"github.com/tflock/tflock/internal/gitcheckout"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
@@ -91,9 +92,9 @@ func remoteOf(pkg source.Package) (source.ModulePackage, address.Remote, error) 
 	if !ok {
 		return m, address.Remote{}, &source.Error{Source: "git", Package: pkg, Err: fmt.Errorf("%w: not a module package", source.ErrNotFound)}
 	}
-	src, err := address.ParseModuleSource(m.Source)
+	src, err := m.Address()
 	if err != nil {
-		return m, address.Remote{}, &source.Error{Source: "git", Package: redacted(m), Err: fmt.Errorf("%w: %v", source.ErrNotFound, err)}
+		return m, address.Remote{}, &source.Error{Source: "git", Package: redacted(m), Err: err}
 	}
 	r, ok := src.(address.Remote)
 	if !ok || r.Kind != address.KindGit {
@@ -105,6 +106,7 @@ func remoteOf(pkg source.Package) (source.ModulePackage, address.Remote, error) 
 // redacted returns m with credentials removed from its Source, for errors.
 func redacted(m source.ModulePackage) source.ModulePackage {
 	m.Source = address.Redact(m.Source)
+	m.Addr = nil // the typed address keeps the credentials
 	return m
 }
 
@@ -213,11 +215,7 @@ func availableFrom(tags []tag) []source.Available {
 // tagVersion parses a tag as a strict semantic version, with or without a
 // "v" prefix.
 func tagVersion(name string) (versions.Version, bool) {
-	v, err := versions.Parse(strings.TrimPrefix(name, "v"))
-	if err != nil || strings.HasPrefix(name, "vv") {
-		return versions.Version{}, false
-	}
-	return v, true
+	return versions.ParseTag(name, versions.GitTag)
 }
 
 // Select returns the newest version of pkg's repository that c allows.
@@ -274,7 +272,7 @@ func (s *Source) listTags(ctx context.Context, r address.Remote, m source.Module
 // repository's other refs (such as thousands of refs/pull/*) are not even
 // sent. It is the one listing that answers a version list, a ref that
 // names a branch or tag (and whether it names both), and the commit to
-// fetch: under [ShareListings] it runs once per repository and run. The
+// fetch: in a run ([source.WithRun]) it runs once per repository. The
 // tags are recorded in the cache. The map is shared: callers must not
 // modify it.
 func (s *Source) headsAndTags(ctx context.Context, r address.Remote, m source.ModulePackage) (map[string]string, error) {
@@ -315,7 +313,7 @@ func refCandidates(ref string) []string {
 // ref name outside refs/heads/ and refs/tags/, or "HEAD", is asked for
 // by name ("git ls-remote -- URL refs/tags/REF refs/tags/REF^{}
 // refs/heads/REF REF"; git prints the refs asked only, but the server
-// sends all its refs), once per run under [ShareListings].
+// sends all its refs), once per run ([source.WithRun]).
 func (s *Source) lsRemoteRef(ctx context.Context, r address.Remote, m source.ModulePackage, ref string) (map[string]string, error) {
 	var patterns []string
 	headsOrTags := true
@@ -337,7 +335,7 @@ func (s *Source) lsRemoteRef(ctx context.Context, r address.Remote, m source.Mod
 }
 
 // lsRemoteHead asks the remote for its default branch, "HEAD" only, once
-// per run under [ShareListings].
+// per run ([source.WithRun]).
 func (s *Source) lsRemoteHead(ctx context.Context, r address.Remote) (map[string]string, error) {
 	return s.listOnce(ctx, r, "HEAD", func() (map[string]string, error) {
 		return s.lsRemote(ctx, r, "--", r.URL, "HEAD")
@@ -389,17 +387,7 @@ func parseRefs(out string) (map[string]string, error) {
 }
 
 // isCommitID reports whether s is a full object ID (SHA-1 or SHA-256).
-func isCommitID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func isCommitID(s string) bool { return gitcheckout.IsCommitID(s) }
 
 // notFoundText recognises git's messages for a repository that does not
 // exist.
@@ -415,4 +403,7 @@ func notFoundText(stderr string) bool {
 // TagVersion returns the version a tag names, as the source reads tags:
 // a strict semantic version with or without a "v" prefix ("v1.2.0",
 // "1.2.0"); false for any other tag.
+//
+// Deprecated: use [versions.ParseTag] with [versions.GitTag], the one
+// rule the git and OCI sources share.
 func TagVersion(tag string) (versions.Version, bool) { return tagVersion(tag) }

@@ -10,8 +10,18 @@ import (
 	"github.com/tflock/tflock/source/address"
 )
 
-// listingsKey is the context key of a run's shared listings.
+// listingsKey is the key of a run's listings ([source.RunValue]).
 type listingsKey struct{}
+
+// runListings returns the listings of the run of ctx, if it is one
+// ([source.WithRun]).
+func runListings(ctx context.Context) (*listings, bool) {
+	v, ok := source.RunValue(ctx, listingsKey{}, func() any { return &listings{calls: map[string]*listingCall{}} })
+	if !ok {
+		return nil, false
+	}
+	return v.(*listings), true
+}
 
 // listings remembers, for one run, what each repository's ls-remote
 // answered, and lets concurrent callers asking the same share one call.
@@ -26,31 +36,19 @@ type listingCall struct {
 	err  error
 }
 
-// ShareListings returns a context under which the git sources list each
-// repository at most once: the versions of a call, the ref of another
-// call of the same repository, and the commit each [Source.Fetch] then
-// fetches all come from the one "git ls-remote" of the repository, made
-// by the first caller (concurrent callers wait for it and share its
-// answer). Use one such context per run, as resolve/install's Init does:
-// a tag moved upstream after the listing is not seen by the run, exactly
-// as if it had moved after the run. Without it, every call lists the
-// repository afresh. Errors are shared too, except the context's own
-// (cancellation, deadline), after which the next caller lists again.
-// Calling it on a context that already shares listings returns ctx.
-func ShareListings(ctx context.Context) context.Context {
-	if _, ok := ctx.Value(listingsKey{}).(*listings); ok {
-		return ctx
-	}
-	return context.WithValue(ctx, listingsKey{}, &listings{calls: map[string]*listingCall{}})
-}
-
-// listOnce runs list, or, under [ShareListings], returns the answer of
-// the run's earlier call with the same key. The key names the source (its
+// listOnce runs list, or, in a run ([source.WithRun]), returns the
+// answer of the run's earlier call with the same key: a repository is
+// then listed once per run, by the first caller (concurrent callers wait
+// for it and share its answer), for its versions, the refs of its calls
+// and the commits fetched. A tag moved upstream after the listing is not
+// seen by the run, exactly as if it had moved after the run. Errors are
+// shared too, except the context's own (cancellation, deadline), after
+// which the next caller lists again. The key names the source (its
 // git and configuration may differ), the repository URL with its
 // credentials and "sshkey" (another identity may see other refs), and
 // what is listed.
 func (s *Source) listOnce(ctx context.Context, r address.Remote, what string, list func() (map[string]string, error)) (map[string]string, error) {
-	l, ok := ctx.Value(listingsKey{}).(*listings)
+	l, ok := runListings(ctx)
 	if !ok {
 		return list()
 	}
@@ -94,17 +92,17 @@ func isContextError(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// Prepare makes, under [ShareListings], the listing that a later
+// Prepare makes, in a run ([source.WithRun]), the listing that a later
 // [Source.Fetch] of pkg (a ref's, the default branch's, or a version's
 // tags) will use, so that a caller who knows a call will be fetched can
 // let the listing run beside other work, such as resolving other calls'
 // versions. It returns when the listing is made; its errors are left to
 // the calls that need it (a failed listing is shared with them, a
-// cancelled one is made again). It does nothing without ShareListings, for
+// cancelled one is made again). It does nothing outside a run, for
 // a package that is not a git module, and for a full commit ID, which
 // needs no listing.
 func (s *Source) Prepare(ctx context.Context, pkg source.Package) {
-	if _, ok := ctx.Value(listingsKey{}).(*listings); !ok {
+	if _, ok := runListings(ctx); !ok {
 		return
 	}
 	m, r, err := remoteOf(pkg)

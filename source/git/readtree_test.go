@@ -120,10 +120,10 @@ func TestCachedTreeMatchesCheckout(t *testing.T) {
 	}
 }
 
-// TestShareListings: under git.ShareListings, a repository's versions, a
+// TestShareListings: in a run (source.WithRun), a repository's versions, a
 // ref of it, a version fetched and the ref fetched come from one
 // ls-remote; the default branch and a ref outside branches and tags are
-// listed once each. Without it, each call lists again. A listing whose
+// listed once each. Outside a run, each call lists again. A listing whose
 // caller was cancelled is not remembered.
 func TestShareListings(t *testing.T) {
 	f := newFixture(t, filepath.Join(t.TempDir(), "mod.git"))
@@ -149,17 +149,17 @@ func TestShareListings(t *testing.T) {
 		return len(shim.calls())
 	}
 	if n := calls(context.Background()); n != 5 {
-		t.Errorf("without ShareListings: %d ls-remote, want 5 (one per call)", n)
+		t.Errorf("outside a run: %d ls-remote, want 5 (one per call)", n)
 	}
-	shared := git.ShareListings(context.Background())
-	if git.ShareListings(shared) != shared {
-		t.Error("ShareListings of a sharing context made another")
+	shared := source.WithRun(context.Background())
+	if source.WithRun(shared) != shared {
+		t.Error("WithRun of a run's context made another run")
 	}
 	if n := calls(shared); n != 1 {
-		t.Errorf("with ShareListings: %d ls-remote (%q), want 1", n, shim.calls())
+		t.Errorf("in a run: %d ls-remote (%q), want 1", n, shim.calls())
 	}
 	if n := calls(shared); n != 0 {
-		t.Errorf("with ShareListings, again: %d ls-remote (%q), want 0", n, shim.calls())
+		t.Errorf("in a run, again: %d ls-remote (%q), want 0", n, shim.calls())
 	}
 	shim.reset()
 	for range 2 {
@@ -175,7 +175,7 @@ func TestShareListings(t *testing.T) {
 
 	// Concurrent callers share the one listing in flight.
 	shim.reset()
-	concurrent := git.ShareListings(context.Background())
+	concurrent := source.WithRun(context.Background())
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {
@@ -197,7 +197,7 @@ func TestShareListings(t *testing.T) {
 
 	// A listing cancelled is listed again by the next caller.
 	other := git.NewSource(git.Options{GitPath: shim.path})
-	run := git.ShareListings(context.Background())
+	run := source.WithRun(context.Background())
 	cancelled, cancel := context.WithCancel(run)
 	cancel()
 	if _, err := other.Versions(cancelled, source.ModulePackage{Source: src}); !errors.Is(err, context.Canceled) {

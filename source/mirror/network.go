@@ -23,6 +23,7 @@ import (
 	unpack "github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/fsutil"
 	"github.com/tflock/tflock/source/internal/httpx"
+	"github.com/tflock/tflock/source/internal/mirrorjson"
 )
 
 // HTTPClient sends HTTP requests; *http.Client satisfies it.
@@ -112,7 +113,7 @@ type Network struct {
 	c    *httpx.Client
 
 	mu   sync.Mutex
-	docs map[string]*versionDoc // VERSION.json by URL
+	docs map[string]*mirrorjson.Version // VERSION.json by URL
 }
 
 var (
@@ -154,24 +155,11 @@ func NewNetwork(opts NetworkOptions) (*Network, error) {
 		DownloadTimeout: opts.DownloadTimeout,
 		IdleTimeout:     opts.IdleTimeout,
 	})
-	return &Network{base: u, opts: opts, c: c, docs: map[string]*versionDoc{}}, nil
+	return &Network{base: u, opts: opts, c: c, docs: map[string]*mirrorjson.Version{}}, nil
 }
 
 // String returns the mirror's base URL.
 func (n *Network) String() string { return n.base.String() }
-
-type indexDoc struct {
-	Versions map[string]json.RawMessage `json:"versions"`
-}
-
-type versionDoc struct {
-	Archives map[string]archive `json:"archives"`
-}
-
-type archive struct {
-	URL    string   `json:"url"`
-	Hashes []string `json:"hashes"`
-}
 
 func (n *Network) providerURL(addr tfaddr.Provider, file string) *url.URL {
 	rel := &url.URL{Path: addr.Hostname.String() + "/" + addr.Namespace + "/" + addr.Type + "/" + file}
@@ -255,7 +243,7 @@ func (n *Network) Versions(ctx context.Context, pkg source.Package) ([]source.Av
 	if !ok {
 		return nil, n.errorf(pkg, source.ErrNotFound, "a network mirror serves providers only")
 	}
-	var idx indexDoc
+	var idx mirrorjson.Index
 	if err := n.getJSON(ctx, pkg, n.providerURL(p.Addr, "index.json"), source.ErrNotFound, &idx); err != nil {
 		return nil, err
 	}
@@ -277,7 +265,7 @@ func (n *Network) Versions(ctx context.Context, pkg source.Package) ([]source.Av
 // versionDoc fetches (once) the VERSION.json of an exact version. A 404
 // from VERSION.json means the mirror has no such version, unless
 // index.json is also missing (then the provider is unknown).
-func (n *Network) versionDoc(ctx context.Context, p source.ProviderPackage) (*versionDoc, *url.URL, error) {
+func (n *Network) versionDoc(ctx context.Context, p source.ProviderPackage) (*mirrorjson.Version, *url.URL, error) {
 	u := n.providerURL(p.Addr, p.Version.String()+".json")
 	n.mu.Lock()
 	doc, ok := n.docs[u.String()]
@@ -285,7 +273,7 @@ func (n *Network) versionDoc(ctx context.Context, p source.ProviderPackage) (*ve
 	if ok {
 		return doc, u, nil
 	}
-	doc = &versionDoc{}
+	doc = &mirrorjson.Version{}
 	if err := n.getJSON(ctx, p, u, source.ErrVersionNotFound, doc); err != nil {
 		if errors.Is(err, source.ErrVersionNotFound) {
 			if _, verr := n.Versions(ctx, source.ProviderPackage{Addr: p.Addr}); verr != nil {
@@ -321,7 +309,7 @@ func (n *Network) Checksums(ctx context.Context, pkg source.Package) ([]hash.Rec
 	return n.records(doc), nil
 }
 
-func (n *Network) records(doc *versionDoc) []hash.Record {
+func (n *Network) records(doc *mirrorjson.Version) []hash.Record {
 	var out []hash.Record
 	plats := make([]string, 0, len(doc.Archives))
 	for plat := range doc.Archives {

@@ -10,6 +10,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 )
 
@@ -76,7 +77,7 @@ func (s *Source) fetchArchive(ctx context.Context, name string, repo Repository,
 		if p.Version.IsZero() {
 			return nil, errors.New("no provider version given")
 		}
-		tag := tagForVersion(p.Version.String())
+		tag := versions.Tag(p.Version, versions.OCITag)
 		desc, m, err := fetchReference(ctx, repo, tag)
 		if err != nil {
 			return nil, err
@@ -96,6 +97,12 @@ func (s *Source) fetchArchive(ctx context.Context, name string, repo Repository,
 	default:
 		return nil, fmt.Errorf("%w: unsupported package type %T", source.ErrNotFound, pkg)
 	}
+	return s.writeArchive(ctx, name, repo, pkg, layer, holder, annotations, path)
+}
+
+// writeArchive downloads layer, held by the manifest holder, to the file
+// path: beside it, then renamed into place.
+func (s *Source) writeArchive(ctx context.Context, name string, repo Repository, pkg source.Package, layer, holder ocispec.Descriptor, annotations map[string]string, path string) (*Archive, error) {
 	f, sum, err := s.downloadBlob(ctx, repo, layer, path, pkg)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tflock/tflock/source"
 )
 
 func TestParseModuleSource(t *testing.T) {
@@ -23,7 +25,7 @@ func TestParseModuleSource(t *testing.T) {
 		"":                               {wantErr: true},
 	}
 	for in, tc := range tests {
-		got, err := parseModuleSource(in)
+		got, err := moduleRepository(source.ModulePackage{Source: in})
 		if (err != nil) != tc.wantErr || got != tc.want {
 			t.Errorf("parseModuleSource(%q) = %q, %v; want %q, error %v", in, got, err, tc.want, tc.wantErr)
 		}
@@ -82,7 +84,7 @@ func FuzzParseModuleSource(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		repo, err := parseModuleSource(s)
+		repo, err := moduleRepository(source.ModulePackage{Source: s})
 		if err != nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 )
 
@@ -25,7 +26,7 @@ func moduleReference(p source.ModulePackage) string {
 	case p.Ref != "":
 		return p.Ref
 	case !p.Version.IsZero():
-		return tagForVersion(p.Version.String())
+		return versions.Tag(p.Version, versions.OCITag)
 	case p.Pin != "" && isDigest(p.Pin):
 		return p.Pin
 	}

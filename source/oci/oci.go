@@ -131,9 +131,12 @@ func (s *Source) target(ctx context.Context, pkg source.Package) (string, Reposi
 	var name string
 	switch p := pkg.(type) {
 	case source.ModulePackage:
-		n, err := parseModuleSource(p.Source)
+		n, err := moduleRepository(p)
 		if err != nil {
-			return "", nil, fmt.Errorf("%w: %v", source.ErrNotFound, err)
+			if !errors.Is(err, source.ErrNotFound) {
+				err = fmt.Errorf("%w: %v", source.ErrNotFound, err)
+			}
+			return "", nil, err
 		}
 		name = n
 	case source.ProviderPackage:
@@ -190,11 +193,7 @@ func (s *Source) Versions(ctx context.Context, pkg source.Package) ([]source.Ava
 
 // versionOfTag parses an OCI tag as a version, or reports false.
 func versionOfTag(tag string) (versions.Version, bool) {
-	v, err := versions.Parse(tagToVersion(tag))
-	if err != nil {
-		return versions.Version{}, false
-	}
-	return v, true
+	return versions.ParseTag(tag, versions.OCITag)
 }
 
 func sortAvailable(a []source.Available) {
@@ -303,4 +302,7 @@ func classify(err error, notFound error) error {
 // TagVersion returns the version an OCI tag names, as the source reads
 // tags: a strict semantic version with "+" written "_" ("1.2.0_build");
 // false for any other tag.
+//
+// Deprecated: use [versions.ParseTag] with [versions.OCITag], the one
+// rule the git and OCI sources share.
 func TagVersion(tag string) (versions.Version, bool) { return versionOfTag(tag) }

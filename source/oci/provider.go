@@ -11,6 +11,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 )
 
@@ -20,7 +21,7 @@ func providerIndex(ctx context.Context, name string, repo Repository, p source.P
 	if p.Version.IsZero() {
 		return "", nil, errors.New("no provider version given")
 	}
-	tag := tagForVersion(p.Version.String())
+	tag := versions.Tag(p.Version, versions.OCITag)
 	desc, err := resolve(ctx, repo, tag)
 	if err != nil {
 		return tag, nil, err
@@ -98,6 +99,12 @@ func platformLayer(ctx context.Context, name, tag string, repo Repository, d oci
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}
+	return targetLayer(name, tag, d, m)
+}
+
+// targetLayer checks that m, read by d, is a provider-target manifest and
+// returns its zip layer.
+func targetLayer(name, tag string, d ocispec.Descriptor, m *manifestDoc) (ocispec.Descriptor, error) {
 	if k := m.kind(d); k != ocispec.MediaTypeImageManifest {
 		return ocispec.Descriptor{}, &ArtifactError{Repository: name, Reference: tag, Reason: fmt.Sprintf("platform manifest %s has media type %q, but it must be an image manifest", d.Digest, k)}
 	}

@@ -10,6 +10,9 @@ import (
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
+
+	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 // Repository is the part of an OCI repository this package reads: the
@@ -33,14 +36,21 @@ var (
 	_ Repository = (*remote.Repository)(nil)
 )
 
-// parseModuleSource splits a canonical OCI module package address
-// ("oci://host/repository") into its repository reference ("host/repository").
-func parseModuleSource(src string) (string, error) {
-	rest, ok := strings.CutPrefix(src, "oci://")
-	if !ok {
+// moduleRepository returns the repository reference ("host/repository")
+// of a module package whose address ([source.ModulePackage.Address]) is a
+// canonical OCI module package address ("oci://host/repository").
+func moduleRepository(p source.ModulePackage) (string, error) {
+	src := p.Source
+	ms, err := p.Address()
+	if err != nil {
+		return "", err
+	}
+	r, ok := ms.(address.Remote)
+	if !ok || r.Kind != address.KindOCI {
 		return "", fmt.Errorf("module source %q is not an OCI address: it must start with \"oci://\"", src)
 	}
-	if strings.ContainsAny(rest, "?#") || strings.Contains(rest, "//") {
+	rest, _ := strings.CutPrefix(r.URL, "oci://")
+	if r.Subdir != "" || r.Address != r.URL || r.URL != src {
 		return "", fmt.Errorf("module source %q is not a canonical OCI package address: leave out the subdirectory, tag and digest", src)
 	}
 	if err := checkRepository(rest); err != nil {
@@ -60,10 +70,6 @@ func checkRepository(repo string) error {
 	}
 	return nil
 }
-
-// tagForVersion spells a version as an OCI tag: OCI tags cannot hold "+",
-// so build metadata is introduced by "_" instead (OpenTofu's convention).
-func tagForVersion(v string) string { return strings.ReplaceAll(v, "+", "_") }
 
 // openRemote is the default [Options.Repository]: a registry client over
 // HTTPS (or plain HTTP when the options allow it) that authenticates with
@@ -91,6 +97,3 @@ func (s *Source) openRemote(ctx context.Context, repo string) (Repository, error
 	r.Client = client
 	return r, nil
 }
-
-// tagToVersion undoes [tagForVersion].
-func tagToVersion(tag string) string { return strings.ReplaceAll(tag, "_", "+") }

@@ -31,7 +31,7 @@ import (
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/internal/fsutil"
-	"github.com/tflock/tflock/source/mirror"
+	"github.com/tflock/tflock/source/internal/provlayout"
 )
 
 // DefaultDir is where tofu installs a configuration's providers, relative
@@ -160,7 +160,7 @@ func (d *Dir) Get(pkg source.ProviderPackage) (*Installed, error) {
 // All returns every installed package, sorted by address, version and
 // platform. Entries whose names do not parse are ignored.
 func (d *Dir) All(ctx context.Context) ([]*Installed, error) {
-	entries, err := mirror.NewFilesystem(d.root).Entries(ctx)
+	entries, err := provlayout.Scan(ctx, d.root, nil)
 	if err != nil {
 		return nil, err
 	}

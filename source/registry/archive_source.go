@@ -164,9 +164,13 @@ func (a *ArchiveSource) parse(pkg source.Package) (source.ModulePackage, address
 		return source.ModulePackage{}, address.Remote{}, &source.Error{Source: archiveSourceName, Package: pkg, Err: fmt.Errorf("%w: unsupported package type %T", source.ErrNotFound, pkg)}
 	}
 	shown := redactedPackage(p)
-	r, err := address.ParseRemote(p.Source)
+	ms, err := p.Address()
 	if err != nil {
-		return p, r, &source.Error{Source: archiveSourceName, Package: shown, Err: fmt.Errorf("%w: %v", source.ErrNotFound, err)}
+		return p, address.Remote{}, &source.Error{Source: archiveSourceName, Package: shown, Err: err}
+	}
+	r, ok := ms.(address.Remote)
+	if !ok {
+		return p, r, &source.Error{Source: archiveSourceName, Package: shown, Err: fmt.Errorf("%w: not a remote address", source.ErrNotFound)}
 	}
 	if r.Kind != address.KindHTTP {
 		return p, r, &source.Error{Source: archiveSourceName, Package: shown, Err: fmt.Errorf("%w: not an HTTP archive address (a %s package)", source.ErrNotFound, r.Kind)}
@@ -199,6 +203,7 @@ func (a *ArchiveSource) errorFor(p source.ModulePackage, r address.Remote, err e
 // for messages.
 func redactedPackage(p source.ModulePackage) source.ModulePackage {
 	p.Source = address.Redact(p.Source)
+	p.Addr = nil // the typed address keeps the credentials
 	return p
 }
 

@@ -430,7 +430,7 @@ func TestArchiveSourceErrors(t *testing.T) {
 					t.Errorf("request %q, want /plain?a=1&b=2&terraform-get=1", reqs[len(reqs)-1])
 				}
 			}
-			if tt.name == "git location" && (strings.Contains(err.Error(), "registry") || !strings.Contains(err.Error(), "git::https://git.example.test/acme/net.git") || !strings.Contains(err.Error(), "install.Dispatch")) {
+			if tt.name == "git location" && (strings.Contains(err.Error(), "registry") || !strings.Contains(err.Error(), "git::https://git.example.test/acme/net.git") || !strings.Contains(err.Error(), "assemble.Dispatch")) {
 				t.Errorf("error %q: want one naming the git location and the dispatcher that routes it, without mentioning a registry", err)
 			}
 			switch tt.name {

@@ -68,7 +68,7 @@
 // "terraform-get=1" added to its query, as go-getter does (at most 5
 // hops), until a git::, oci:// or archive location is reached, which it
 // reports. The registry does not fetch from git or OCI: a dispatcher
-// (resolve/install's Dispatch) routes every location to the source of its
+// (source/assemble's Dispatch) routes every location to the source of its
 // kind, and fetches an archive location with the fetcher reported with it
 // ([source.ModuleLocation.Archive], which sends the registry's token when
 // it asked for it). Fetch of a registry module downloads an archive

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
-	svchost "github.com/hashicorp/terraform-svchost"
 
 	tfhash "github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
@@ -42,28 +41,21 @@ var ErrUnsupportedLocation = errors.New("unsupported module package location")
 // relative to the answer that gave it, as in OpenTofu, and stays remote.)
 var ErrLocalLocation = errors.New("a registry may not name a location on this machine")
 
-// moduleAddr parses a registry module package address,
-// "HOST/NAMESPACE/NAME/SYSTEM" or "NAMESPACE/NAME/SYSTEM" (on
-// [Options.DefaultHost]).
-func (s *Source) moduleAddr(src string) (tfaddr.ModulePackage, error) {
-	parts := strings.Split(src, "/")
-	switch len(parts) {
-	case 3:
-		parts = append([]string{s.o.DefaultHost}, parts...)
-	case 4:
-	default:
-		return tfaddr.ModulePackage{}, fmt.Errorf("%w: %q is not a module registry address (HOST/NAMESPACE/NAME/SYSTEM)", source.ErrNotFound, src)
-	}
-	hn, err := svchost.ForComparison(parts[0])
+// moduleAddr returns the registry module package address of p
+// ([source.ModulePackage.Address]: "HOST/NAMESPACE/NAME/SYSTEM", or
+// "NAMESPACE/NAME/SYSTEM" on the default host decided where the address
+// was read), or an error wrapping source.ErrNotFound for another kind of
+// address or one with a subdirectory.
+func (s *Source) moduleAddr(p source.ModulePackage) (tfaddr.ModulePackage, error) {
+	ms, err := p.Address()
 	if err != nil {
-		return tfaddr.ModulePackage{}, fmt.Errorf("%w: %q: invalid registry host: %v", source.ErrNotFound, src, err)
+		return tfaddr.ModulePackage{}, err
 	}
-	m, err := tfaddr.ParseModuleSource(strings.Join(parts, "/"))
-	if err != nil || m.Subdir != "" {
-		return tfaddr.ModulePackage{}, fmt.Errorf("%w: %q is not a module registry address: %v", source.ErrNotFound, src, err)
+	r, ok := ms.(address.Registry)
+	if !ok || r.Subdir != "" {
+		return tfaddr.ModulePackage{}, fmt.Errorf("%w: %q is not a module registry address (HOST/NAMESPACE/NAME/SYSTEM)", source.ErrNotFound, p.Source)
 	}
-	m.Package.Host = hn
-	return m.Package, nil
+	return r.Addr, nil
 }
 
 type moduleVersionsResponse struct {
@@ -85,7 +77,7 @@ func (s *Source) moduleService(ctx context.Context, m tfaddr.ModulePackage) (*ur
 }
 
 func (s *Source) moduleVersions(ctx context.Context, p source.ModulePackage) ([]source.Available, error) {
-	m, err := s.moduleAddr(p.Source)
+	m, err := s.moduleAddr(p)
 	if err != nil {
 		return nil, &source.Error{Package: p, Err: err}
 	}
@@ -148,7 +140,7 @@ type moduleDownloadResponse struct {
 // refused with an error wrapping [ErrLocalLocation]; a getter other than
 // git, OCI and HTTP with one wrapping [ErrUnsupportedLocation].
 func (s *Source) ModuleLocation(ctx context.Context, p source.ModulePackage) (source.ModuleLocation, error) {
-	m, err := s.moduleAddr(p.Source)
+	m, err := s.moduleAddr(p)
 	if err != nil {
 		return source.ModuleLocation{}, &source.Error{Package: p, Err: err}
 	}
@@ -227,7 +219,7 @@ func (s *Source) fetchModule(ctx context.Context, p source.ModulePackage, dir st
 // is handed over unextracted.
 func fetchArchive(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string, handOver bool) (*source.Fetched, error) {
 	if l.Archive == nil {
-		return nil, fmt.Errorf("%w: the module package is at %s, which this source does not fetch: fetch it through a dispatcher that routes module locations to git and OCI sources (install.Dispatch)", ErrUnsupportedLocation, address.Redact(l.Address))
+		return nil, fmt.Errorf("%w: the module package is at %s, which this source does not fetch: fetch it through a dispatcher that routes module locations to git and OCI sources (assemble.Dispatch)", ErrUnsupportedLocation, address.Redact(l.Address))
 	}
 	if handOver {
 		return source.FetchArchive(ctx, l.Archive, p, dir)
@@ -244,7 +236,7 @@ func (s *Source) hostToken(host string) string {
 // moduleVersionSpelling returns the registry's own spelling of p.Version
 // when it differs from the canonical one, or "".
 func (s *Source) moduleVersionSpelling(ctx context.Context, p source.ModulePackage) string {
-	list, err := s.moduleVersions(ctx, source.ModulePackage{Source: p.Source})
+	list, err := s.moduleVersions(ctx, source.ModulePackage{Source: p.Source, Addr: p.Addr})
 	if err != nil {
 		return ""
 	}
@@ -277,13 +269,13 @@ func resolveLocation(base *url.URL, loc string) string {
 // the host of loc when it is an HTTP URL; the hops after it send the
 // tokens of their own hosts.
 func (s *Source) locate(ctx context.Context, loc string, tokenFor func(host string) string, depth int) (source.ModuleLocation, error) {
-	r, err := address.ParseRemote(loc)
+	r, err := source.ParseLocation(loc)
 	if err != nil {
 		return source.ModuleLocation{}, fmt.Errorf("%w: %q: %v", ErrUnsupportedLocation, address.Redact(loc), err)
 	}
 	switch r.Kind {
 	case address.KindGit, address.KindOCI:
-		return source.ModuleLocation{Address: loc}, nil
+		return source.ModuleLocation{Address: loc, Addr: r}, nil
 	case address.KindHTTP:
 		raw := strings.TrimPrefix(strings.TrimPrefix(r.Address, "http::"), "https::")
 		u, err := url.Parse(raw)
@@ -313,7 +305,7 @@ func (s *Source) locate(ctx context.Context, loc string, tokenFor func(host stri
 			}
 			return s.locate(ctx, next, s.hostToken, depth+1)
 		}
-		return source.ModuleLocation{Address: loc, Archive: &archiveFetcher{s: s, u: u, tok: tok, format: format, subdir: r.Subdir}}, nil
+		return source.ModuleLocation{Address: loc, Addr: r, Archive: &archiveFetcher{s: s, u: u, tok: tok, format: format, subdir: r.Subdir}}, nil
 	}
 	return source.ModuleLocation{}, fmt.Errorf("%w: %s packages (%s) are not supported", ErrUnsupportedLocation, r.Kind, address.Redact(loc))
 }

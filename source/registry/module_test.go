@@ -106,7 +106,7 @@ func TestFetchModule(t *testing.T) {
 		}
 		dir := filepath.Join(t.TempDir(), "m")
 		_, err = src.Fetch(ctx, modulePkg("1.0.0"), dir)
-		if !errors.Is(err, registry.ErrUnsupportedLocation) || !strings.Contains(err.Error(), "install.Dispatch") {
+		if !errors.Is(err, registry.ErrUnsupportedLocation) || !strings.Contains(err.Error(), "assemble.Dispatch") {
 			t.Errorf("Fetch of a module located in git: %v, want ErrUnsupportedLocation naming the dispatcher", err)
 		}
 		nothingLeft(t, dir)

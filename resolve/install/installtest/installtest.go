@@ -20,8 +20,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/git"
 	"github.com/tflock/tflock/source/git/gittest"
 	"github.com/tflock/tflock/source/oci"
@@ -65,7 +65,7 @@ type World struct {
 	GitDir string
 	// Source serves everything: providers and registry modules from
 	// Registry, git modules from Git, OCI modules from OCI.
-	Source *install.Dispatch
+	Source *assemble.Dispatch
 
 	ociCount counter
 }
@@ -161,7 +161,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := w.pushOCI(ctx); err != nil {
 		return nil, err
 	}
-	w.Source = &install.Dispatch{
+	w.Source = &assemble.Dispatch{
 		DefaultHost: RegistryHost,
 	}
 	reg := registry.NewSource(registry.Options{HTTPClient: w.Registry.Client(), DefaultHost: RegistryHost, Events: opts.Events})

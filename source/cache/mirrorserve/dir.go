@@ -14,6 +14,7 @@ import (
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/internal/mirrorjson"
 )
 
 // DirOptions configure [WriteDir].
@@ -103,10 +104,10 @@ func WriteDir(ctx context.Context, dir string, lock *lockfile.File, opts DirOpti
 			sums[plat.String()] = sum.Hashes()
 		}
 		pdir := filepath.Dir(archivePath(dir, source.ProviderPackage{Addr: pl.Addr}))
-		if err := mergeJSON(pdir, pl.Version.String(), func(doc *versionJSON) {
+		if err := mergeJSON(pdir, pl.Version.String(), func(doc *mirrorjson.Version) {
 			for plat, hs := range sums {
 				p, _ := source.ParsePlatform(plat)
-				doc.Archives[plat] = archiveJSON{URL: ArchiveName(source.ProviderPackage{Addr: pl.Addr, Version: pl.Version, Platform: p}), Hashes: hashStrings(hs)}
+				doc.Archives[plat] = mirrorjson.Archive{URL: ArchiveName(source.ProviderPackage{Addr: pl.Addr, Version: pl.Version, Platform: p}), Hashes: hashStrings(hs)}
 			}
 		}); err != nil {
 			return res, err
@@ -135,28 +136,28 @@ func platformLockHashes(lock []hash.Hash, recs []hash.Record, plat string) []has
 // mergeJSON updates VERSION.json and index.json in the directory of one
 // provider: edit changes the version's document, read from the file when
 // there is one; index.json gains the version.
-func mergeJSON(pdir, version string, edit func(*versionJSON)) error {
-	doc := versionJSON{}
+func mergeJSON(pdir, version string, edit func(*mirrorjson.Version)) error {
+	doc := mirrorjson.Version{}
 	vpath := filepath.Join(pdir, version+".json")
 	if err := readJSON(vpath, &doc); err != nil {
 		return err
 	}
 	if doc.Archives == nil {
-		doc.Archives = map[string]archiveJSON{}
+		doc.Archives = map[string]mirrorjson.Archive{}
 	}
 	edit(&doc)
 	if err := writeJSONFile(vpath, doc); err != nil {
 		return err
 	}
-	idx := indexJSON{}
+	idx := mirrorjson.Index{}
 	ipath := filepath.Join(pdir, "index.json")
 	if err := readJSON(ipath, &idx); err != nil {
 		return err
 	}
 	if idx.Versions == nil {
-		idx.Versions = map[string]struct{}{}
+		idx.Versions = map[string]json.RawMessage{}
 	}
-	idx.Versions[version] = struct{}{}
+	idx.Versions[version] = mirrorjson.Empty
 	return writeJSONFile(ipath, idx)
 }
 

@@ -5,7 +5,7 @@
 //
 // [Handler] is an http.Handler speaking the Provider Network Mirror
 // Protocol over a [cache.Cache] and the sources that fill it (usually
-// resolve/install's NewSources: the user's own installation methods, from
+// source/assemble's NewSources: the user's own installation methods, from
 // the CLI configuration, with their credentials):
 //
 //	HOST/NAMESPACE/TYPE/index.json                            the versions

@@ -25,12 +25,13 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/internal/mirrorjson"
 )
 
 // Options configure a [Handler].
 type Options struct {
 	// Source lists provider versions and fetches the packages the archive
-	// directory does not hold: resolve/install's NewSources(...).Source
+	// directory does not hold: source/assemble's NewSources(...).Source
 	// gives the CLI configuration's installation methods. A source that
 	// is also a [source.ChecksumReporter] (a registry) gives the hashes
 	// VERSION.json lists and every archive is checked against. Required.
@@ -244,21 +245,6 @@ func parseArchiveName(addr tfaddr.Provider, name string) (source.ProviderPackage
 	return pkg, true
 }
 
-// indexJSON is index.json of the protocol.
-type indexJSON struct {
-	Versions map[string]struct{} `json:"versions"`
-}
-
-// versionJSON is VERSION.json of the protocol.
-type versionJSON struct {
-	Archives map[string]archiveJSON `json:"archives"`
-}
-
-type archiveJSON struct {
-	URL    string   `json:"url"`
-	Hashes []string `json:"hashes,omitempty"`
-}
-
 func (h *Handler) serveIndex(ctx context.Context, w http.ResponseWriter, addr tfaddr.Provider) {
 	l, err := h.list(ctx, "versions "+provaddr.String(addr), func(ctx context.Context, l *listed) error {
 		vs, err := h.o.Source.Versions(ctx, source.ProviderPackage{Addr: addr})
@@ -269,9 +255,9 @@ func (h *Handler) serveIndex(ctx context.Context, w http.ResponseWriter, addr tf
 		h.fail(w, err)
 		return
 	}
-	idx := indexJSON{Versions: map[string]struct{}{}}
+	idx := mirrorjson.Index{Versions: map[string]json.RawMessage{}}
 	for _, a := range l.versions {
-		idx.Versions[a.Version.String()] = struct{}{}
+		idx.Versions[a.Version.String()] = mirrorjson.Empty
 	}
 	writeJSON(w, idx)
 }
@@ -287,14 +273,14 @@ func (h *Handler) serveVersion(ctx context.Context, w http.ResponseWriter, addr 
 
 // versionDoc is the VERSION.json of one release: every platform the origin
 // knows, each with the hashes known for it.
-func (h *Handler) versionDoc(ctx context.Context, addr tfaddr.Provider, v versions.Version) (versionJSON, error) {
+func (h *Handler) versionDoc(ctx context.Context, addr tfaddr.Provider, v versions.Version) (mirrorjson.Version, error) {
 	l, err := h.list(ctx, "versions "+provaddr.String(addr), func(ctx context.Context, l *listed) error {
 		vs, err := h.o.Source.Versions(ctx, source.ProviderPackage{Addr: addr})
 		l.versions = vs
 		return err
 	})
 	if err != nil {
-		return versionJSON{}, err
+		return mirrorjson.Version{}, err
 	}
 	var avail *source.Available
 	for i := range l.versions {
@@ -303,11 +289,11 @@ func (h *Handler) versionDoc(ctx context.Context, addr tfaddr.Provider, v versio
 		}
 	}
 	if avail == nil {
-		return versionJSON{}, &source.Error{Package: source.ProviderPackage{Addr: addr, Version: v}, Err: source.ErrVersionNotFound}
+		return mirrorjson.Version{}, &source.Error{Package: source.ProviderPackage{Addr: addr, Version: v}, Err: source.ErrVersionNotFound}
 	}
 	recs, err := h.records(ctx, source.ProviderPackage{Addr: addr, Version: v})
 	if err != nil {
-		return versionJSON{}, err
+		return mirrorjson.Version{}, err
 	}
 	plats := map[string]bool{}
 	for _, p := range avail.Platforms {
@@ -318,7 +304,7 @@ func (h *Handler) versionDoc(ctx context.Context, addr tfaddr.Provider, v versio
 			plats[p] = true
 		}
 	}
-	doc := versionJSON{Archives: map[string]archiveJSON{}}
+	doc := mirrorjson.Version{Archives: map[string]mirrorjson.Archive{}}
 	for p := range plats {
 		plat, err := source.ParsePlatform(p)
 		if err != nil {
@@ -333,7 +319,7 @@ func (h *Handler) versionDoc(ctx context.Context, addr tfaddr.Provider, v versio
 		if h.o.Token != "" {
 			u += "?token=" + url.QueryEscape(h.o.Token)
 		}
-		doc.Archives[p] = archiveJSON{URL: u, Hashes: hashStrings(hs)}
+		doc.Archives[p] = mirrorjson.Archive{URL: u, Hashes: hashStrings(hs)}
 	}
 	return doc, nil
 }

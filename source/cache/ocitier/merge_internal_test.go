@@ -2,11 +2,15 @@ package ocitier
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry"
 
+	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/oci"
 )
 
@@ -59,6 +63,45 @@ func FuzzMergeIndex(f *testing.F) {
 			}
 			if !found {
 				t.Fatalf("entry %+v lost", d)
+			}
+		}
+	})
+}
+
+// FuzzPlatformTag: the tag of a version's platform is a valid OCI tag that
+// no one reads as a version, and the only one a listing of the version's
+// platform tags reads as that platform; another version's never is.
+func FuzzPlatformTag(f *testing.F) {
+	f.Add("5.1.0+ent", "linux", "amd64", "5.1.0")
+	f.Add("1.0.0", "darwin", "arm64", "1.0.0-rc1")
+	f.Add("1.0.0-x+y", "x", "y", "1.0.0")
+	f.Fuzz(func(t *testing.T, version, os, arch, other string) {
+		v, err := versions.Parse(version)
+		if err != nil {
+			return
+		}
+		vtag := versionTag(source.ProviderPackage{Version: v})
+		plat := source.Platform{OS: os, Arch: arch}
+		tag, ok := platformTag(vtag, plat)
+		if !ok {
+			return
+		}
+		if ref, err := registry.ParseReference("h.test/r:" + tag); err != nil || ref.Reference != tag {
+			t.Fatalf("platform tag %q is not a valid tag: %v", tag, err)
+		}
+		if _, isVersion := oci.TagVersion(tag); isVersion {
+			t.Fatalf("platform tag %q reads as a version", tag)
+		}
+		rest, ok := strings.CutPrefix(tag, platformTagPrefix(vtag))
+		if got, err := source.ParsePlatform(rest); !ok || err != nil || got != plat {
+			t.Fatalf("platform tag %q lists as %v, %v", tag, got, err)
+		}
+		if w, err := versions.Parse(other); err == nil && w.String() != v.String() {
+			otag := versionTag(source.ProviderPackage{Version: w})
+			if rest, ok := strings.CutPrefix(tag, platformTagPrefix(otag)); ok {
+				if _, err := source.ParsePlatform(rest); err == nil {
+					t.Fatalf("platform tag %q lists as a platform of %s too", tag, w)
+				}
 			}
 		}
 	})

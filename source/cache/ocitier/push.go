@@ -161,26 +161,35 @@ func (t *Tier) putProvider(ctx context.Context, p source.ProviderPackage, a cach
 	if err != nil {
 		return err
 	}
-	entry := ocispec.Descriptor{
-		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: oci.ArtifactTypeProviderTarget,
-		Digest:       mdesc.Digest,
-		Size:         mdesc.Size,
-		Platform:     &ocispec.Platform{OS: p.Platform.OS, Architecture: p.Platform.Arch},
-	}
-	tag := strings.ReplaceAll(p.Version.String(), "+", "_")
+	entry := targetEntry(mdesc, p.Platform)
+	tag := versionTag(p)
+	ptag, hasPtag := platformTag(tag, p.Platform)
 	idx, err := readIndex(ctx, name, repo, tag)
 	if err != nil {
 		return err
 	}
-	if idx != nil && hasEntry(idx, entry) {
+	var held ocispec.Descriptor // what the platform's own tag refers to
+	if hasPtag {
+		if held, err = readTarget(ctx, name, repo, ptag, mdesc.Digest); err != nil {
+			return err
+		}
+	}
+	if idx != nil && hasEntry(idx, entry) && (!hasPtag || held.Digest == mdesc.Digest) {
 		return nil // there already: nothing to write
 	}
-	// Blobs, then the manifest, then the index.
+	// Blobs, then the manifest under the platform's own tag, which no
+	// other writer's platform touches, then the index.
 	if err := pushBlobs(ctx, repo, blob, path); err != nil {
 		return err
 	}
-	if err := pushManifest(ctx, repo, mdesc, mbytes); err != nil {
+	if !hasPtag {
+		err = pushManifest(ctx, repo, mdesc, mbytes)
+	} else if held.Digest != mdesc.Digest {
+		if err = repo.PushReference(ctx, mdesc, bytes.NewReader(mbytes), ptag); err != nil {
+			err = fmt.Errorf("pushing the manifest of %s: %w", ptag, err)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	// Read the index again: pushing the blobs took as long as the upload,
@@ -190,6 +199,133 @@ func (t *Tier) putProvider(ctx context.Context, p source.ProviderPackage, a cach
 		return err
 	}
 	return t.mergeIndex(ctx, name, repo, tag, idx, entry)
+}
+
+// platformTag is the tag under which the tier also writes the manifest of
+// one platform of a provider version whose tag is versionTag:
+// "tflock-VERSIONTAG-OS_ARCH". Only the writers of that platform write
+// it, so no writer can drop another's platform, as a writer of the shared
+// index can. It is no version (OpenTofu and tflock ignore it when
+// listing versions), and it names one version and platform: OS and ARCH
+// hold no "-". False when the platform is not two lower-case words or the
+// tag would be longer than a tag may be: such a platform is written to
+// the index only.
+func platformTag(versionTag string, plat source.Platform) (string, bool) {
+	if _, err := source.ParsePlatform(plat.String()); err != nil {
+		return "", false
+	}
+	tag := platformTagPrefix(versionTag) + plat.String()
+	return tag, len(tag) <= maxTagLength
+}
+
+// platformTagPrefix is what the platform tags of a version begin with.
+func platformTagPrefix(versionTag string) string { return "tflock-" + versionTag + "-" }
+
+// maxTagLength is the longest tag the OCI distribution specification
+// allows.
+const maxTagLength = 128
+
+// readTarget returns the descriptor of the manifest a platform tag refers
+// to, the zero descriptor when the tag does not exist. A tag that refers
+// to anything but a provider-target manifest is an error: the tier never
+// overwrites what it did not write. A tag that refers to ours, the
+// manifest the tier would write, is not read.
+func readTarget(ctx context.Context, name string, repo *remote.Repository, ptag string, ours digest.Digest) (ocispec.Descriptor, error) {
+	var m ocispec.Manifest
+	desc, found, err := readTagged(ctx, name, repo, ptag, ours, &m)
+	if err != nil || !found || desc.Digest == ours {
+		return desc, err
+	}
+	if m.MediaType != ocispec.MediaTypeImageManifest || m.ArtifactType != oci.ArtifactTypeProviderTarget {
+		return ocispec.Descriptor{}, foreign(name, ptag, fmt.Sprintf("the tag refers to a %q of artifact type %q, not an OpenTofu provider-target manifest", m.MediaType, m.ArtifactType))
+	}
+	return desc, nil
+}
+
+// readTagged resolves tag and, unless it refers to skip, reads the JSON
+// document it refers to into doc; false when the tag does not exist.
+func readTagged(ctx context.Context, name string, repo *remote.Repository, tag string, skip digest.Digest, doc any) (ocispec.Descriptor, bool, error) {
+	desc, err := repo.Resolve(ctx, tag)
+	if errors.Is(err, errdef.ErrNotFound) {
+		return ocispec.Descriptor{}, false, nil
+	}
+	if err != nil {
+		return ocispec.Descriptor{}, false, fmt.Errorf("resolving %s:%s: %w", name, tag, err)
+	}
+	if skip != "" && desc.Digest == skip {
+		return desc, true, nil
+	}
+	if desc.Size > oci.MaxManifestSize || desc.Size < 0 {
+		return ocispec.Descriptor{}, false, foreign(name, tag, fmt.Sprintf("the tag refers to a manifest of %d bytes", desc.Size))
+	}
+	b, err := content.FetchAll(ctx, repo, desc)
+	if err != nil {
+		return ocispec.Descriptor{}, false, fmt.Errorf("reading %s:%s: %w", name, tag, err)
+	}
+	if err := json.Unmarshal(b, doc); err != nil {
+		return ocispec.Descriptor{}, false, foreign(name, tag, fmt.Sprintf("the tag refers to a document that is not valid JSON (%v)", err))
+	}
+	return desc, true, nil
+}
+
+// foreign is the error of a tag the tier would write that holds something
+// it did not write.
+func foreign(name, tag, reason string) error {
+	return &oci.ArtifactError{Repository: name, Reference: tag, Reason: reason + "; the remote cache does not overwrite it"}
+}
+
+// taggedEntries returns the index entries of the platforms of version tag
+// that are written under their own tags ([platformTag]) but missing from
+// idx: found by listing the tags that follow the version's prefix, so
+// that a writer whose index replaced another's restores its platform.
+// The listing is a repair, not a need: an error of the listing or of a
+// platform tag (one the tier did not write) leaves that platform out.
+func taggedEntries(ctx context.Context, name string, repo *remote.Repository, tag string, idx *ocispec.Index) []ocispec.Descriptor {
+	prefix := platformTagPrefix(tag)
+	var plats []source.Platform
+	_ = repo.Tags(ctx, prefix, func(tags []string) error {
+		for _, tg := range tags {
+			rest, ok := strings.CutPrefix(tg, prefix)
+			if !ok {
+				if tg > prefix {
+					return errStopListing // sorted, as the specification asks: past the version's tags
+				}
+				continue // a registry that ignores "last"
+			}
+			if plat, err := source.ParsePlatform(rest); err == nil {
+				plats = append(plats, plat)
+			}
+		}
+		return nil
+	})
+	var out []ocispec.Descriptor
+	for _, plat := range plats {
+		key := platformKey(targetEntry(ocispec.Descriptor{}, plat))
+		if idx != nil && slices.ContainsFunc(idx.Manifests, func(d ocispec.Descriptor) bool { return platformKey(d) == key }) {
+			continue
+		}
+		ptag, _ := platformTag(tag, plat)
+		desc, err := readTarget(ctx, name, repo, ptag, "")
+		if err != nil || desc.Digest == "" {
+			continue
+		}
+		out = append(out, targetEntry(desc, plat))
+	}
+	return out
+}
+
+var errStopListing = errors.New("stop listing")
+
+// targetEntry is the index entry of the provider-target manifest desc for
+// platform plat.
+func targetEntry(desc ocispec.Descriptor, plat source.Platform) ocispec.Descriptor {
+	return ocispec.Descriptor{
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: oci.ArtifactTypeProviderTarget,
+		Digest:       desc.Digest,
+		Size:         desc.Size,
+		Platform:     &ocispec.Platform{OS: plat.OS, Architecture: plat.Arch},
+	}
 }
 
 // mergeIndex writes the index of tag with entry added to what the
@@ -215,6 +351,7 @@ func (t *Tier) mergeIndex(ctx context.Context, name string, repo *remote.Reposit
 		if idx, err = readIndex(ctx, name, repo, tag); err != nil {
 			return err
 		}
+		seen = append(seen, taggedEntries(ctx, name, repo, tag, idx)...)
 		if idx != nil && containsAll(idx, seen) {
 			return nil
 		}
@@ -237,29 +374,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 // does not exist. A tag that refers to anything else is an error: the tier
 // never overwrites what it did not write.
 func readIndex(ctx context.Context, name string, repo *remote.Repository, tag string) (*ocispec.Index, error) {
-	desc, err := repo.Resolve(ctx, tag)
-	if errors.Is(err, errdef.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("resolving %s:%s: %w", name, tag, err)
-	}
-	fail := func(reason string) (*ocispec.Index, error) {
-		return nil, &oci.ArtifactError{Repository: name, Reference: tag, Reason: reason + "; the remote cache does not overwrite it"}
-	}
-	if desc.Size > oci.MaxManifestSize || desc.Size < 0 {
-		return fail(fmt.Sprintf("the tag refers to a manifest of %d bytes", desc.Size))
-	}
-	b, err := content.FetchAll(ctx, repo, desc)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s:%s: %w", name, tag, err)
-	}
 	var idx ocispec.Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		return fail(fmt.Sprintf("the tag refers to a document that is not valid JSON (%v)", err))
+	_, found, err := readTagged(ctx, name, repo, tag, "", &idx)
+	if err != nil || !found {
+		return nil, err
 	}
 	if idx.MediaType != ocispec.MediaTypeImageIndex || idx.ArtifactType != oci.ArtifactTypeProvider {
-		return fail(fmt.Sprintf("the tag refers to a %q of artifact type %q, not an OpenTofu provider index", idx.MediaType, idx.ArtifactType))
+		return nil, foreign(name, tag, fmt.Sprintf("the tag refers to a %q of artifact type %q, not an OpenTofu provider index", idx.MediaType, idx.ArtifactType))
 	}
 	return &idx, nil
 }
@@ -343,11 +464,11 @@ func mergeEntries(idx *ocispec.Index, add []ocispec.Descriptor) ocispec.Index {
 	return out
 }
 
-func (t *Tier) putModule(ctx context.Context, a cache.RemoteArchive, path string) error {
+func (t *Tier) putModule(ctx context.Context, pkg source.ModulePackage, a cache.RemoteArchive, path string) error {
 	tag := ""
 	var h1 hash.Hash
 	for _, h := range a.Hashes {
-		if tg, ok := moduleTag(h, a.Subdir); ok {
+		if tg, ok := moduleTag(h, a.Subdir, pkg); ok {
 			tag, h1 = tg, h
 			break
 		}

@@ -12,11 +12,13 @@ import (
 	"time"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
+	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/cliconfig"
 	"github.com/tflock/tflock/source/oci"
@@ -153,7 +155,15 @@ func (t *Tier) ProviderRepository(addr tfaddr.Provider) (string, error) {
 // from its subdirectory subdir ("" for the root): one package delivering
 // two modules (a monorepo) is two entries, each recording its own
 // subdirectory, which share the package's blob.
-func moduleTag(h1 hash.Hash, subdir string) (string, bool) {
+//
+// The root of a [source.ModulePackage.Located] package (a registry
+// module, an HTTP address that X-Terraform-Get may answer) is also keyed
+// by the package's identity (its address and version), as the local
+// cache's own index record is: the root is also what a lock written
+// before subdirectories were recorded says, so only an entry its own
+// identity wrote may confirm that its location names no subdirectory,
+// never another module's entry of the same package.
+func moduleTag(h1 hash.Hash, subdir string, pkg source.Package) (string, bool) {
 	if h1.Scheme() != hash.SchemeH1 {
 		return "", false
 	}
@@ -165,8 +175,19 @@ func moduleTag(h1 hash.Hash, subdir string) (string, bool) {
 	if subdir != "" {
 		sum := sha256.Sum256([]byte(subdir))
 		tag += "-s" + hex.EncodeToString(sum[:8])
+	} else if m, ok := pkg.(source.ModulePackage); ok && m.Located {
+		id := m
+		id.Subdir, id.Pin, id.Located, id.Addr = "", "", false, nil
+		sum := sha256.Sum256([]byte(address.StripCredentials(id.String())))
+		tag += "-i" + hex.EncodeToString(sum[:8])
 	}
 	return tag, true
+}
+
+// versionTag is the tag of provider p's version: the version, "+"
+// written "_".
+func versionTag(p source.ProviderPackage) string {
+	return strings.ReplaceAll(p.Version.String(), "+", "_")
 }
 
 // repository returns the (cached) client for "host/repository".
@@ -285,7 +306,7 @@ func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, pa
 		tag := ""
 		subdir, _ := p.BoundSubdir()
 		for _, h := range want {
-			if tag2, ok := moduleTag(h, subdir); ok {
+			if tag2, ok := moduleTag(h, subdir, p); ok {
 				tag = tag2
 				break
 			}
@@ -302,10 +323,36 @@ func (t *Tier) get(ctx context.Context, pkg source.Package, want []hash.Hash, pa
 		src = t.modSrc
 	}
 	a, err := src.FetchArchive(ctx, ask, path)
+	if p, ok := pkg.(source.ProviderPackage); ok && errors.Is(err, source.ErrPlatformNotSupported) {
+		// The index is a hint: a writer whose index replaced another's
+		// dropped that platform from it, not from its own tag.
+		if ptag, ok := platformTag(versionTag(p), p.Platform); ok && t.mayHold(ctx, p, ptag) {
+			if a2, err2 := src.FetchTargetArchive(ctx, p, ptag, path); !isMiss(err2) {
+				a, err = a2, err2
+			}
+		}
+	}
 	if err != nil {
 		return cache.RemoteArchive{}, err
 	}
 	return cache.RemoteArchive{Hashes: []hash.Hash{a.ZH}, Subdir: a.Annotations[AnnotationSubdir], Location: "oci://" + a.Location}, nil
+}
+
+// mayHold reports whether provider p's repository may hold tag: false
+// only when resolving it finds nothing, in one request (a miss read
+// through the OCI source would also tell a missing repository from a
+// missing tag).
+func (t *Tier) mayHold(ctx context.Context, p source.ProviderPackage, tag string) bool {
+	name, err := t.template(ctx, p.Addr)
+	if err != nil {
+		return true
+	}
+	repo, err := t.repository(ctx, name)
+	if err != nil {
+		return true
+	}
+	_, err = repo.Resolve(ctx, tag)
+	return !errors.Is(err, errdef.ErrNotFound)
 }
 
 // Put stores the verified zip at path for pkg (see [cache.Remote]): a
@@ -323,7 +370,7 @@ func (t *Tier) Put(ctx context.Context, pkg source.Package, a cache.RemoteArchiv
 		case source.ProviderPackage:
 			return t.putProvider(cctx, p, a, path)
 		case source.ModulePackage:
-			return t.putModule(cctx, a, path)
+			return t.putModule(cctx, p, a, path)
 		}
 		return fmt.Errorf("%w: unsupported package type %T", errLocal, pkg)
 	})

@@ -508,36 +508,48 @@ func TestUnavailable(t *testing.T) {
 }
 
 // TestRefusesForeignArtifacts: the tier never overwrites a tag that holds
-// something other than a provider index (here a module package), and such a tag is that package's problem,
-// not the tier's.
+// something other than a provider index (here a module package), nor a
+// platform's own tag that holds something other than a provider-target
+// manifest, and such a tag is that package's problem, not the tier's.
 func TestRefusesForeignArtifacts(t *testing.T) {
-	r := newReg(t)
-	ctx := context.Background()
-	repo := r.repo(t, providerRepository)
+	for _, tag := range []string{"5.1.0", "tflock-5.1.0-linux_amd64"} {
+		t.Run(tag, func(t *testing.T) {
+			r := newReg(t)
+			ctx := context.Background()
+			repo := r.repo(t, providerRepository)
+			img := pushForeign(t, repo, tag)
+			tier := r.tier(t, "fleet")
+			pkg := provider(t, "hashicorp/aws", "5.1.0", linux)
+			zip, hashes := providerZip(t, pkg)
+			err := tier.Put(ctx, pkg, cache.RemoteArchive{Hashes: hashes}, zip)
+			if !errors.Is(err, oci.ErrInvalidArtifact) || errors.Is(err, ocitier.ErrUnavailable) {
+				t.Fatalf("put over a module package: %v", err)
+			}
+			if d, err := repo.Resolve(ctx, tag); err != nil || d.Digest != img.Digest {
+				t.Fatalf("the tag moved: %v %v", d.Digest, err)
+			}
+			// The tier is still usable for other packages.
+			other := provider(t, "hashicorp/aws", "5.2.0", linux)
+			zip2, hashes2 := providerZip(t, other)
+			if err := tier.Put(ctx, other, cache.RemoteArchive{Hashes: hashes2}, zip2); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// pushForeign pushes a module package under tag.
+func pushForeign(t *testing.T, repo *remote.Repository, tag string) ocispec.Descriptor {
+	t.Helper()
 	z, err := ocitest.Zip(map[string]string{"main.tf": "# a module\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := ocitest.PushModule(ctx, repo, z, "5.1.0")
+	img, err := ocitest.PushModule(context.Background(), repo, z, tag)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tier := r.tier(t, "fleet")
-	pkg := provider(t, "hashicorp/aws", "5.1.0", linux)
-	zip, hashes := providerZip(t, pkg)
-	err = tier.Put(ctx, pkg, cache.RemoteArchive{Hashes: hashes}, zip)
-	if !errors.Is(err, oci.ErrInvalidArtifact) || errors.Is(err, ocitier.ErrUnavailable) {
-		t.Fatalf("put over a module package: %v", err)
-	}
-	if d, err := repo.Resolve(ctx, "5.1.0"); err != nil || d.Digest != img.Digest {
-		t.Fatalf("the tag moved: %v %v", d.Digest, err)
-	}
-	// The tier is still usable for other packages.
-	other := provider(t, "hashicorp/aws", "5.2.0", linux)
-	zip2, hashes2 := providerZip(t, other)
-	if err := tier.Put(ctx, other, cache.RemoteArchive{Hashes: hashes2}, zip2); err != nil {
-		t.Fatal(err)
-	}
+	return img
 }
 
 // TestPutRefusesUnverified: the zip must be the one whose hashes the

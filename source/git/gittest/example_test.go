@@ -9,6 +9,7 @@ import (
 
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/git"
 	"github.com/tflock/tflock/source/git/gittest"
 )
@@ -47,7 +48,7 @@ func ExampleStart() {
 	}
 	res, err := install.Init(context.Background(), install.Options{
 		Dir:           dir,
-		Source:        &install.Dispatch{Git: git.NewSource(srv.SourceOptions())},
+		Source:        &assemble.Dispatch{Git: git.NewSource(srv.SourceOptions())},
 		ProvidersLock: true,
 		Platform:      source.Platform{OS: "linux", Arch: "amd64"},
 	})

@@ -1,4 +1,4 @@
-package install
+package assemble
 
 import (
 	"context"
@@ -52,8 +52,12 @@ type Dispatch struct {
 	// Default: a [registry.ArchiveSource] with default [registry.Options]
 	// (the standard HTTP client, TF_TOKEN_* credentials).
 	HTTP source.Source
-	// DefaultHost is the registry host of module addresses without one.
-	// Default [address.DefaultRegistryHost].
+	// DefaultHost is not used: the registry host of a module address
+	// without one is decided where the address is read (the
+	// configuration reader, or [source.NewModulePackage]'s caller), and
+	// a package that carries only its Source string is read by
+	// [source.ModulePackage.Address] (OpenTofu's default host). Kept so
+	// that programs which set it still build.
 	DefaultHost string
 	// Remember, when positive, makes the Dispatch remember the version
 	// lists and checksums it answers for that long
@@ -111,9 +115,9 @@ func (d *Dispatch) route(pkg source.Package) (source.Source, error) {
 		}
 		return d.Providers, nil
 	case source.ModulePackage:
-		ms, err := address.ParseModuleSourceWith(p.Source, address.Options{DefaultRegistryHost: d.DefaultHost})
+		ms, err := p.Address()
 		if err != nil {
-			return nil, &source.Error{Package: pkg, Err: fmt.Errorf("%w: %v", source.ErrNotFound, err)}
+			return nil, &source.Error{Package: pkg, Err: err}
 		}
 		var src source.Source
 		kind := "registry"
@@ -159,9 +163,11 @@ type preparer interface {
 	Prepare(ctx context.Context, pkg source.Package)
 }
 
-// prepare routes pkg as Fetch does, and lets its source make ahead what
-// fetching it will list, when the source can; it reports nothing.
-func (d *Dispatch) prepare(ctx context.Context, pkg source.Package) {
+// Prepare routes pkg as Fetch does, and lets its source make ahead what
+// fetching it will list, when the source can ([git.Source.Prepare]); it
+// reports nothing, and returns when that is done. resolve/install's Init
+// prepares the calls a level will fetch while it resolves the level.
+func (d *Dispatch) Prepare(ctx context.Context, pkg source.Package) {
 	if src, err := d.route(pkg); err == nil {
 		if p, ok := src.(preparer); ok {
 			p.Prepare(ctx, pkg)
@@ -234,7 +240,7 @@ func (d *Dispatch) fetch(ctx context.Context, pkg source.Package, dir string, ar
 
 // fetchLocation fetches the module package p from its location l.
 func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l source.ModuleLocation, dir string, archive bool, depth int) (*source.Fetched, error) {
-	r, err := address.ParseRemote(l.Address)
+	r, err := l.Remote()
 	if err != nil {
 		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
 	}
@@ -245,7 +251,10 @@ func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l 
 		}
 		return locatedSubdir(f, p, l, "")
 	}
-	at := source.ModulePackage{Source: r.Package()}
+	at, err := source.NewModulePackage(r)
+	if err != nil {
+		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
+	}
 	switch r.Kind {
 	case address.KindGit:
 		at.Ref = r.Ref

@@ -1,4 +1,4 @@
-package install_test
+package assemble_test
 
 import (
 	"archive/zip"
@@ -10,8 +10,8 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
-	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/assemble"
 )
 
 // Build the sources tofu would use from a CLI configuration: here a file
@@ -61,7 +61,7 @@ func ExampleNewSources() {
 	}
 
 	ctx := context.Background()
-	srcs, diags := install.NewSources(ctx, install.SourcesOptions{
+	srcs, diags := assemble.NewSources(ctx, assemble.SourcesOptions{
 		ConfigFiles: []string{cliConfig},
 		Env:         []string{"TF_PLUGIN_CACHE_DIR=plugin-cache"},
 	})

@@ -1,4 +1,4 @@
-package install
+package assemble
 
 import (
 	"context"
@@ -159,155 +159,229 @@ const DefaultRemember = 5 * time.Minute
 // unsupported credentials helper, dev overrides in effect), which
 // [Sources.Warnings] also holds.
 func NewSources(ctx context.Context, opts SourcesOptions) (*Sources, hcl.Diagnostics) {
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
+	m := newMachine(opts)
+	cfg, diags := m.config(opts)
+	if diags.HasErrors() {
+		return nil, diags
 	}
-	getenv := func(name string) string {
-		v, _ := lookupEnv(env, name)
-		return v
-	}
-	home := opts.Home
-	if home == "" {
-		if opts.Env == nil {
-			home, _ = os.UserHomeDir()
-		} else if home = getenv("HOME"); home == "" && runtime.GOOS == "windows" {
-			home = getenv("USERPROFILE")
-		}
-	}
-	var diags hcl.Diagnostics
-	cfg := opts.Config
-	if cfg == nil {
-		cfg, diags = cliconfig.Load(cliconfig.LoadOptions{
-			Getenv:  getenv,
-			Environ: func() []string { return env },
-			HomeDir: func() (string, error) { return home, nil },
-			Files:   opts.ConfigFiles,
-		})
-		if diags.HasErrors() {
-			return nil, diags
-		}
-	}
-
-	ropts := opts.Registry
-	if ropts.HTTPClient == nil && opts.HTTPClient != nil {
-		ropts.HTTPClient = opts.HTTPClient
-	}
-	if ropts.Limits == (source.Limits{}) {
-		ropts.Limits = opts.Limits
-	}
-	if ropts.Events == nil {
-		ropts.Events = opts.Events
-	}
-	if ropts.LookupEnv == nil {
-		ropts.LookupEnv = func(name string) (string, bool) { return lookupEnv(env, name) }
-	}
-	if ropts.Credentials == nil {
-		ropts.Credentials = registry.EnvCredentials(env)
-	}
-	if ropts.Retries == 0 {
-		// TF_PROVIDER_DOWNLOAD_RETRY, as the configuration read it.
-		ropts.Retries = cfg.ProviderDownloadRetries
-	}
-	ropts = cfg.RegistryOptions(ropts)
-	if opts.Credentials != nil {
-		ropts.Credentials = opts.Credentials
-	}
-	reg := registry.NewSource(ropts)
-
-	var gopts git.Options
-	if opts.Git != nil {
-		gopts = *opts.Git
-	} else {
-		gopts.UserConfig = true
-	}
-	if gopts.Events == nil {
-		gopts.Events = opts.Events
-	}
-
-	ociOpts := func() oci.Options {
-		var o oci.Options
-		if opts.OCI != nil {
-			o = *opts.OCI
-		} else {
-			o.ConfigFiles = oci.DefaultConfigFiles(getenv, runtime.GOOS)
-		}
-		if o.HTTPClient == nil {
-			o.HTTPClient = opts.HTTPClient
-		}
-		if o.Limits == (source.Limits{}) {
-			o.Limits = opts.Limits
-		}
-		if o.Events == nil {
-			o.Events = opts.Events
-		}
-		return o
-	}
-
-	remember := opts.Remember
-	switch {
-	case remember == 0:
-		remember = DefaultRemember
-	case remember < 0:
-		remember = 0
-	}
+	b := newBuilder(opts, m, cfg)
 	d := &Dispatch{
-		Remember: remember,
-		Registry: reg,
-		Git:      git.NewSource(gopts),
-		OCI:      oci.NewSource(ociOpts()),
-		HTTP:     registry.NewArchiveSource(ropts),
+		Remember: remember(opts.Remember),
+		Registry: b.reg,
+		Git:      git.NewSource(b.gitOptions()),
+		OCI:      oci.NewSource(b.ociOptions()),
+		HTTP:     registry.NewArchiveSource(b.ropts),
 	}
 	out := &Sources{Source: d, PluginCacheDir: cfg.PluginCacheDir, Config: cfg, Warnings: diags}
 	if opts.Providers != nil {
 		d.Providers = opts.Providers
 		return out, slices.Clone(out.Warnings)
 	}
-
-	wd := opts.WorkDir
-	if wd == "" {
-		wd, _ = os.Getwd()
-	}
-	sopts := cliconfig.SourceOptions{
-		DirectMethod: func(m cliconfig.Method, _ *cliconfig.Config) (source.Source, error) {
-			if m.DownloadRetryCount == nil {
-				return reg, nil
-			}
-			// The method's own download_retry_count.
-			o := ropts
-			if o.Retries = *m.DownloadRetryCount; o.Retries == 0 {
-				o.Retries = -1 // registry.Options: negative means none
-			}
-			return registry.NewSource(o), nil
-		},
-		OCI: func(tpl string, _ *cliconfig.Config) (source.Source, error) {
-			o := ociOpts()
-			o.ProviderRepository = cliconfig.OCIRepositoryFunc(tpl)
-			return oci.NewSource(o), nil
-		},
-		Limits:      opts.Limits,
-		Implied:     mirror.ImpliedDirsEnv{GOOS: runtime.GOOS, Home: home, Getenv: getenv, WorkDir: wd},
-		Credentials: opts.Credentials,
-	}
-	if opts.HTTPClient != nil {
-		sopts.HTTPClient = opts.HTTPClient
-	}
-	inst, idiags := cfg.Sources(ctx, sopts)
+	inst, idiags := cfg.Sources(ctx, b.installOptions())
 	if idiags.HasErrors() {
 		return nil, append(diags, idiags...)
 	}
 	out.Warnings = append(out.Warnings, idiags...)
 	out.Installation = inst
 	d.Providers = inst.Source
-	for a := range inst.DevOverrides {
-		out.DevOverrides = append(out.DevOverrides, a)
-	}
-	slices.SortFunc(out.DevOverrides, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
-	if w := inst.DevOverrides.Warning(); w != "" {
-		summary, detail, _ := strings.Cut(w, "\n\n")
-		out.Warnings = append(out.Warnings, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: detail})
-	}
+	out.DevOverrides, out.Warnings = devOverrides(inst.DevOverrides, out.Warnings)
 	return out, slices.Clone(out.Warnings)
+}
+
+// machine is what NewSources reads of the machine it runs on: the
+// environment, the home and working directories, each from
+// [SourcesOptions] or, unset there, from the process.
+type machine struct {
+	env     []string
+	home    string
+	workDir string
+}
+
+func newMachine(opts SourcesOptions) machine {
+	m := machine{env: opts.Env, home: opts.Home, workDir: opts.WorkDir}
+	if m.env == nil {
+		m.env = os.Environ()
+	}
+	if m.home == "" {
+		if opts.Env == nil {
+			m.home, _ = os.UserHomeDir()
+		} else if m.home = m.getenv("HOME"); m.home == "" && runtime.GOOS == "windows" {
+			m.home = m.getenv("USERPROFILE")
+		}
+	}
+	if m.workDir == "" {
+		m.workDir, _ = os.Getwd()
+	}
+	return m
+}
+
+func (m machine) lookupEnv(name string) (string, bool) { return lookupEnv(m.env, name) }
+
+func (m machine) getenv(name string) string {
+	v, _ := m.lookupEnv(name)
+	return v
+}
+
+// config is the CLI configuration: opts.Config, or the files tofu (or
+// opts.ConfigFiles) names, read with the machine's environment.
+func (m machine) config(opts SourcesOptions) (*cliconfig.Config, hcl.Diagnostics) {
+	if opts.Config != nil {
+		return opts.Config, nil
+	}
+	return cliconfig.Load(cliconfig.LoadOptions{
+		Getenv:  m.getenv,
+		Environ: func() []string { return m.env },
+		HomeDir: func() (string, error) { return m.home, nil },
+		Files:   opts.ConfigFiles,
+	})
+}
+
+// builder makes each source's options from its own in [SourcesOptions]
+// and the settings every source shares (HTTP client, limits, events),
+// merged in one place: [builder.shared].
+type builder struct {
+	opts  SourcesOptions
+	m     machine
+	cfg   *cliconfig.Config
+	ropts registry.Options // the registry's, complete
+	reg   *registry.Source // the registry source, shared by direct installation
+}
+
+func newBuilder(opts SourcesOptions, m machine, cfg *cliconfig.Config) *builder {
+	b := &builder{opts: opts, m: m, cfg: cfg}
+	b.ropts = b.registryOptions()
+	b.reg = registry.NewSource(b.ropts)
+	return b
+}
+
+// shared fills what a source's own options leave unset with the settings
+// of [SourcesOptions] every source shares: the HTTP client (through set,
+// as the sources' client fields are of different types), the limits and
+// the events handler.
+func (b *builder) shared(client func(*http.Client), limits *source.Limits, events *source.Events) {
+	if client != nil && b.opts.HTTPClient != nil {
+		client(b.opts.HTTPClient)
+	}
+	if limits != nil && *limits == (source.Limits{}) {
+		*limits = b.opts.Limits
+	}
+	if events != nil && *events == nil {
+		*events = b.opts.Events
+	}
+}
+
+// registryOptions are the options of the registry source and of HTTP
+// module archives: [SourcesOptions.Registry] completed with the shared
+// settings, the environment's variables and credentials, and the CLI
+// configuration's retries, host blocks and tokens.
+func (b *builder) registryOptions() registry.Options {
+	o := b.opts.Registry
+	b.shared(func(c *http.Client) {
+		if o.HTTPClient == nil {
+			o.HTTPClient = c
+		}
+	}, &o.Limits, &o.Events)
+	if o.LookupEnv == nil {
+		o.LookupEnv = b.m.lookupEnv
+	}
+	if o.Credentials == nil {
+		o.Credentials = registry.EnvCredentials(b.m.env)
+	}
+	if o.Retries == 0 {
+		// TF_PROVIDER_DOWNLOAD_RETRY, as the configuration read it.
+		o.Retries = b.cfg.ProviderDownloadRetries
+	}
+	o = b.cfg.RegistryOptions(o)
+	if b.opts.Credentials != nil {
+		o.Credentials = b.opts.Credentials
+	}
+	return o
+}
+
+// gitOptions are the git source's: [SourcesOptions.Git], by default the
+// user's git configuration, with the shared events handler.
+func (b *builder) gitOptions() git.Options {
+	o := git.Options{UserConfig: true}
+	if b.opts.Git != nil {
+		o = *b.opts.Git
+	}
+	b.shared(nil, nil, &o.Events)
+	return o
+}
+
+// ociOptions are the options of an OCI source: [SourcesOptions.OCI], by
+// default the credential files tofu reads, with the shared settings.
+func (b *builder) ociOptions() oci.Options {
+	var o oci.Options
+	if b.opts.OCI != nil {
+		o = *b.opts.OCI
+	} else {
+		o.ConfigFiles = oci.DefaultConfigFiles(b.m.getenv, runtime.GOOS)
+	}
+	b.shared(func(c *http.Client) {
+		if o.HTTPClient == nil {
+			o.HTTPClient = c
+		}
+	}, &o.Limits, &o.Events)
+	return o
+}
+
+// installOptions give the CLI configuration's provider installation its
+// sources: direct installation from the registry (with a method's own
+// download_retry_count), an OCI source per oci_mirror block, the network
+// mirrors' shared settings and the implied local directories.
+func (b *builder) installOptions() cliconfig.SourceOptions {
+	o := cliconfig.SourceOptions{
+		DirectMethod: b.direct,
+		OCI: func(tpl string, _ *cliconfig.Config) (source.Source, error) {
+			o := b.ociOptions()
+			o.ProviderRepository = cliconfig.OCIRepositoryFunc(tpl)
+			return oci.NewSource(o), nil
+		},
+		Implied:     mirror.ImpliedDirsEnv{GOOS: runtime.GOOS, Home: b.m.home, Getenv: b.m.getenv, WorkDir: b.m.workDir},
+		Credentials: b.opts.Credentials,
+	}
+	b.shared(func(c *http.Client) { o.HTTPClient = c }, &o.Limits, nil)
+	return o
+}
+
+// direct is the source of a direct installation method: the registry
+// source, or one with the method's own download_retry_count.
+func (b *builder) direct(m cliconfig.Method, _ *cliconfig.Config) (source.Source, error) {
+	if m.DownloadRetryCount == nil {
+		return b.reg, nil
+	}
+	o := b.ropts
+	if o.Retries = *m.DownloadRetryCount; o.Retries == 0 {
+		o.Retries = -1 // registry.Options: negative means none
+	}
+	return registry.NewSource(o), nil
+}
+
+// remember is the Dispatch's Remember for [SourcesOptions.Remember].
+func remember(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultRemember
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// devOverrides lists the dev-overridden providers sorted by address and
+// adds to warnings the warning tofu shows while they are in effect.
+func devOverrides(do mirror.DevOverrides, warnings hcl.Diagnostics) ([]tfaddr.Provider, hcl.Diagnostics) {
+	var out []tfaddr.Provider
+	for a := range do {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b tfaddr.Provider) int { return strings.Compare(a.String(), b.String()) })
+	if w := do.Warning(); w != "" {
+		summary, detail, _ := strings.Cut(w, "\n\n")
+		warnings = append(warnings, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: detail})
+	}
+	return out, warnings
 }
 
 // lookupEnv finds name in env ("NAME=VALUE"); the last entry wins, as
