@@ -2,9 +2,7 @@ package tflock_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +17,11 @@ import (
 //     registry-address library's provider parsers and its IsBuiltIn
 //     (which knows terraform.io only, OpenTofu's opentofu.org too);
 //   - the default registry host: only internal/provaddr spells it;
+//   - one public name each for the provider-address parser and the default
+//     registry host (source/address's): the deprecated forwarders
+//     resolve.ParseProviderSource, resolve.DefaultRegistryHost and
+//     source.DefaultProviderHost are used nowhere, and the legacy-address
+//     refusal is internal/provaddr.ParseNotLegacy's;
 //   - the HTTP client configuration: only source/internal/httpx builds an
 //     http.Client or http.Transport, or uses the standard library's
 //     default client;
@@ -37,14 +40,19 @@ import (
 // suite's programs (internal/interop/floor measures the protocol with the
 // standard library's bare client, on purpose).
 func TestOneDecisionEach(t *testing.T) {
+	const deprecated = "(nowhere: a deprecated forwarder)"
 	owner := map[string]string{
-		"tfaddr.ParseProviderSource": "internal/provaddr",
-		"tfaddr.ParseProviderPart":   "internal/provaddr",
-		"Provider.IsBuiltIn":         "internal/provaddr",
-		`"registry.opentofu.org"`:    "internal/provaddr",
-		"http.Client{}":              "source/internal/httpx",
-		"http.Transport{}":           "source/internal/httpx",
-		"http.DefaultClient":         "source/internal/httpx",
+		"tfaddr.ParseProviderSource":  "internal/provaddr",
+		"tfaddr.ParseProviderPart":    "internal/provaddr",
+		"Provider.IsBuiltIn":          "internal/provaddr",
+		`"registry.opentofu.org"`:     "internal/provaddr",
+		"resolve.ParseProviderSource": deprecated,
+		"resolve.DefaultRegistryHost": deprecated,
+		"source.DefaultProviderHost":  deprecated,
+		`"legacy provider address %q: give a namespace, such as \"hashicorp/%s\""`: "internal/provaddr",
+		"http.Client{}":      "source/internal/httpx",
+		"http.Transport{}":   "source/internal/httpx",
+		"http.DefaultClient": "source/internal/httpx",
 	}
 	moduleReaders := []string{"source", "resolve/config", "lockfile", "examples/sources"}
 	owners := map[string][]string{
@@ -54,25 +62,9 @@ func TestOneDecisionEach(t *testing.T) {
 		"address.ParseRemote":           moduleReaders,
 		"tfaddr.ParseModuleSource":      {"source/address"},
 	}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (name == "testdata" || strings.HasSuffix(name, "test") || strings.HasPrefix(name, ".") || filepath.ToSlash(path) == "internal/interop") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		dir := filepath.ToSlash(filepath.Dir(path))
+	forEachGoFile(t, func(path, name string) bool {
+		return name == "testdata" || strings.HasSuffix(name, "test") || filepath.ToSlash(path) == "internal/interop"
+	}, func(fset *token.FileSet, dir string, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			var what string
 			switch n := n.(type) {
@@ -104,9 +96,5 @@ func TestOneDecisionEach(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -11,7 +11,6 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
-	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
@@ -19,6 +18,7 @@ import (
 	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/git/gittest"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -79,15 +79,15 @@ func TestReadmeInitGitRegistryModule(t *testing.T) {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	githttp.Run(t, repo, "init", "-q")
+	gittest.Run(t, repo, "init", "-q")
 	const moduleMain = "variable \"cidr\" {\n  type = string\n}\n"
 	if err := os.WriteFile(filepath.Join(repo, "main.tf"), []byte(moduleMain), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	githttp.Run(t, repo, "add", "-A")
-	githttp.Run(t, repo, "commit", "-q", "-m", "vpc 1.0.0")
-	githttp.Run(t, repo, "tag", "v1.0.0")
-	location := "git::" + githttp.NewServer(t, gitRoot, githttp.Options{}).URL() + "/vpc.git?ref=v1.0.0"
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "vpc 1.0.0")
+	gittest.Run(t, repo, "tag", "v1.0.0")
+	location := "git::" + gittest.New(t, gittest.Options{Root: gitRoot}).LoopbackURL() + "/vpc.git?ref=v1.0.0"
 
 	srv := registrytest.New(t, registrytest.Fixtures{
 		Providers: []registrytest.Provider{{Addr: "acme/cloud", Versions: []registrytest.ProviderVersion{
@@ -159,7 +159,7 @@ module "vpc" {
 	// A registry module is locked by version and h1: of its package: the
 	// tagged commit's tree, without .git.
 	want := filepath.Join(t.TempDir(), "vpc")
-	githttp.Run(t, gitRoot, "clone", "-q", "--branch", "v1.0.0", repo, want)
+	gittest.Run(t, gitRoot, "clone", "-q", "--branch", "v1.0.0", repo, want)
 	if err := os.RemoveAll(filepath.Join(want, ".git")); err != nil {
 		t.Fatal(err)
 	}

@@ -202,196 +202,25 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 			nfiles++
 		}
 	}
-	sums := make([]fileSum, nfiles)
-
 	g, gctx := errgroup.WithContext(ctx)
-	type job struct {
-		e      *zipEntry
-		data   []byte
-		weight int64 // taken from budget
+	p := &zipPipeline{
+		o:       o,
+		label:   label,
+		out:     out,
+		sums:    make([]fileSum, nfiles),
+		g:       g,
+		ctx:     gctx,
+		jobs:    make(chan zipJob, 2*o.workers()),
+		budget:  semaphore.NewWeighted(smallBudget),
+		streams: make(chan struct{}, 2), // large entries in flight, bounding memory
 	}
-	jobs := make(chan job, 2*o.workers())
-	budget := semaphore.NewWeighted(smallBudget)
-	weight := func(e *zipEntry) int64 { return min(max(e.csize, 1), smallBudget) }
 	for range o.workers() {
-		g.Go(func() error {
-			var buf *[]byte // taken on first use
-			var fr io.ReadCloser
-			defer func() {
-				if buf != nil {
-					copyBufs.Put(buf)
-				}
-				if fr != nil {
-					streamDecoders.Put(fr)
-				}
-			}()
-			wd := wholeDecoders.Get().(*wholeDecoder)
-			defer wholeDecoders.Put(wd)
-			br := new(bytes.Reader)
-			for j := range jobs {
-				if j.e.method == 8 && j.e.usize >= wholeMin && j.e.usize <= wholeSmall {
-					st, err := newEntryState(j.e, out)
-					if err != nil {
-						return &PackageError{Path: label, Entry: j.e.name, Err: err}
-					}
-					if err := wd.decode(st, j.data); err != nil {
-						st.abort()
-						return &PackageError{Path: label, Entry: j.e.name, Err: err}
-					}
-					if err := finishEntry(st, label, sums); err != nil {
-						return err
-					}
-					budget.Release(j.weight)
-					continue
-				}
-				br.Reset(j.data)
-				var src io.Reader = br
-				if j.e.method == 8 {
-					if fr == nil {
-						if d, ok := streamDecoders.Get().(io.ReadCloser); ok {
-							fr = d
-						} else {
-							fr = flate.NewReader(br)
-						}
-					}
-					if err := fr.(flate.Resetter).Reset(br, nil); err != nil {
-						return err
-					}
-					src = fr
-				}
-				st, err := newEntryState(j.e, out)
-				if err != nil {
-					return &PackageError{Path: label, Entry: j.e.name, Err: err}
-				}
-				if buf == nil {
-					buf = copyBufs.Get().(*[]byte)
-				}
-				if err := copyEntry(st, src, *buf); err != nil {
-					st.abort()
-					return &PackageError{Path: label, Entry: j.e.name, Err: err}
-				}
-				if err := finishEntry(st, label, sums); err != nil {
-					return err
-				}
-				budget.Release(j.weight)
-			}
-			return nil
-		})
+		g.Go(p.work)
 	}
-
-	streams := make(chan struct{}, 2) // large entries in flight, bounding memory
-	zh := sha256.New()
-	readErr := func() error {
-		defer close(jobs)
-		br := bufio.NewReaderSize(io.NewSectionReader(r, 0, size), upTo(size, 256<<10))
-		var pos int64
-		read := func(p []byte) error {
-			n, err := io.ReadFull(br, p)
-			zh.Write(p[:n])
-			pos += int64(n)
-			if err == io.ErrUnexpectedEOF || err == io.EOF {
-				return formatErr("unexpected end of archive at byte %d (truncated?)", pos)
-			}
-			return err
-		}
-		var scratch []byte // as large as the largest skip so far, up to 64 KiB
-		skipTo := func(off int64) error {
-			if n := upTo(off-pos, 64<<10); len(scratch) < n {
-				scratch = make([]byte, n)
-			}
-			for pos < off {
-				if err := read(scratch[:min(int64(len(scratch)), off-pos)]); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		var header [30]byte
-		for i := range entries {
-			e := &entries[i]
-			if e.offset < pos {
-				return &PackageError{Path: label, Entry: e.name, Err: formatErr("entry overlaps the previous one")}
-			}
-			if err := skipTo(e.offset); err != nil {
-				return &PackageError{Path: label, Entry: e.name, Err: err}
-			}
-			if err := read(header[:]); err != nil {
-				return &PackageError{Path: label, Entry: e.name, Err: err}
-			}
-			if binary.LittleEndian.Uint32(header[:]) != sigLocal {
-				return &PackageError{Path: label, Entry: e.name, Err: formatErr("bad local file header")}
-			}
-			nameLen := int64(binary.LittleEndian.Uint16(header[26:]))
-			extraLen := int64(binary.LittleEndian.Uint16(header[28:]))
-			if binary.LittleEndian.Uint16(header[8:]) != e.method {
-				return &PackageError{Path: label, Entry: e.name, Err: formatErr("local header and central directory disagree on the compression method")}
-			}
-			name := make([]byte, nameLen)
-			if err := read(name); err != nil {
-				return &PackageError{Path: label, Entry: e.name, Err: err}
-			}
-			if string(name) != e.name {
-				return &PackageError{Path: label, Entry: e.name, Err: formatErr("local header names %q", name)}
-			}
-			if err := skipTo(pos + extraLen); err != nil {
-				return &PackageError{Path: label, Entry: e.name, Err: err}
-			}
-			if e.csize > size-pos {
-				return &PackageError{Path: label, Entry: e.name, Err: formatErr("entry extends past the end of the archive (truncated?)")}
-			}
-			if out != nil && e.isDir && !(o.Module && IsVCSMetadata(e.path)) {
-				if _, err := out(e); err != nil {
-					return &PackageError{Path: label, Entry: e.name, Err: err}
-				}
-			}
-			switch {
-			case e.skipped:
-				if err := skipTo(pos + e.csize); err != nil {
-					return &PackageError{Path: label, Entry: e.name, Err: err}
-				}
-			case e.csize <= smallEntry:
-				w := weight(e)
-				if err := budget.Acquire(gctx, w); err != nil {
-					return nil // canceled, or a worker failed
-				}
-				data := make([]byte, e.csize)
-				if err := read(data); err != nil {
-					return &PackageError{Path: label, Entry: e.name, Err: err}
-				}
-				select {
-				case jobs <- job{e, data, w}:
-				case <-gctx.Done():
-					return nil
-				}
-			default:
-				select {
-				case streams <- struct{}{}:
-				case <-gctx.Done():
-					return nil
-				}
-				if err := o.streamEntry(gctx, g, label, e, out, read, sums, streams); err != nil {
-					return err
-				}
-			}
-			if e.desc {
-				// The data descriptor: an optional signature, then the
-				// CRC-32, which must agree with the central directory.
-				var d [4]byte
-				if err := read(d[:]); err != nil {
-					return &PackageError{Path: label, Entry: e.name, Err: err}
-				}
-				if binary.LittleEndian.Uint32(d[:]) == sigDescriptor {
-					if err := read(d[:]); err != nil {
-						return &PackageError{Path: label, Entry: e.name, Err: err}
-					}
-				}
-				if binary.LittleEndian.Uint32(d[:]) != e.crc {
-					return &PackageError{Path: label, Entry: e.name, Err: formatErr("data descriptor and central directory disagree on the CRC-32")}
-				}
-			}
-		}
-		return skipTo(size)
-	}()
+	s := &p.scan
+	s.br = bufio.NewReaderSize(io.NewSectionReader(r, 0, size), upTo(size, 256<<10))
+	s.zh = sha256.New()
+	readErr := p.readEntries(s, entries, size)
 	if readErr != nil {
 		g.Go(func() error { return readErr })
 	}
@@ -405,13 +234,264 @@ func (o Options) hashZip(ctx context.Context, label string, r io.ReaderAt, size 
 	if err != nil {
 		return ZipSum{}, withPath(err, label)
 	}
-	h1, err := summarize(sums)
+	h1, err := summarize(p.sums)
 	if err != nil {
 		return ZipSum{}, &PackageError{Path: label, Err: err}
 	}
 	var sum [32]byte
-	zh.Sum(sum[:0])
+	s.zh.Sum(sum[:0])
 	return ZipSum{H1: h1, ZH: NewHash(SchemeZH, sum)}, nil
+}
+
+// zipPipeline is the state hashZip shares between the reading goroutine,
+// the workers that digest small entries and the goroutines that stream
+// large ones.
+type zipPipeline struct {
+	o       Options
+	label   string
+	out     entryOutput
+	sums    []fileSum // by entry slot
+	g       *errgroup.Group
+	ctx     context.Context // canceled when a goroutine of g fails
+	jobs    chan zipJob     // small entries, to the workers
+	budget  *semaphore.Weighted
+	streams chan struct{} // large entries in flight
+	scan    zipScanner    // the reading goroutine's
+}
+
+// zipJob is a small entry's compressed data, handed to a worker whole.
+type zipJob struct {
+	e      *zipEntry
+	data   []byte
+	weight int64 // taken from budget
+}
+
+// entryErr is err about entry e of the archive.
+func (p *zipPipeline) entryErr(e *zipEntry, err error) error {
+	return &PackageError{Path: p.label, Entry: e.name, Err: err}
+}
+
+// work is a worker: it inflates and digests (and writes) the small
+// entries of jobs until the reader closes it.
+func (p *zipPipeline) work() error {
+	var buf *[]byte // taken on first use
+	var fr io.ReadCloser
+	defer func() {
+		if buf != nil {
+			copyBufs.Put(buf)
+		}
+		if fr != nil {
+			streamDecoders.Put(fr)
+		}
+	}()
+	wd := wholeDecoders.Get().(*wholeDecoder)
+	defer wholeDecoders.Put(wd)
+	br := new(bytes.Reader)
+	for j := range p.jobs {
+		if j.e.method == 8 && j.e.usize >= wholeMin && j.e.usize <= wholeSmall {
+			st, err := newEntryState(j.e, p.out)
+			if err != nil {
+				return p.entryErr(j.e, err)
+			}
+			if err := wd.decode(st, j.data); err != nil {
+				st.abort()
+				return p.entryErr(j.e, err)
+			}
+			if err := finishEntry(st, p.label, p.sums); err != nil {
+				return err
+			}
+			p.budget.Release(j.weight)
+			continue
+		}
+		br.Reset(j.data)
+		var src io.Reader = br
+		if j.e.method == 8 {
+			if fr == nil {
+				if d, ok := streamDecoders.Get().(io.ReadCloser); ok {
+					fr = d
+				} else {
+					fr = flate.NewReader(br)
+				}
+			}
+			if err := fr.(flate.Resetter).Reset(br, nil); err != nil {
+				return err
+			}
+			src = fr
+		}
+		st, err := newEntryState(j.e, p.out)
+		if err != nil {
+			return p.entryErr(j.e, err)
+		}
+		if buf == nil {
+			buf = copyBufs.Get().(*[]byte)
+		}
+		if err := copyEntry(st, src, *buf); err != nil {
+			st.abort()
+			return p.entryErr(j.e, err)
+		}
+		if err := finishEntry(st, p.label, p.sums); err != nil {
+			return err
+		}
+		p.budget.Release(j.weight)
+	}
+	return nil
+}
+
+// zipScanner reads an archive from its start to its end, feeding every
+// byte to the zh digest.
+type zipScanner struct {
+	br      *bufio.Reader
+	zh      stdhash.Hash
+	pos     int64
+	scratch []byte   // as large as the largest skip so far, up to 64 KiB
+	header  [30]byte // a local file header; here so that reading one allocates nothing
+	desc    [4]byte  // a word of a data descriptor, likewise
+}
+
+// read fills p with the next bytes of the archive.
+func (s *zipScanner) read(p []byte) error {
+	n, err := io.ReadFull(s.br, p)
+	s.zh.Write(p[:n])
+	s.pos += int64(n)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return formatErr("unexpected end of archive at byte %d (truncated?)", s.pos)
+	}
+	return err
+}
+
+// skipTo reads (and digests) the archive up to offset off.
+func (s *zipScanner) skipTo(off int64) error {
+	if n := upTo(off-s.pos, 64<<10); len(s.scratch) < n {
+		s.scratch = make([]byte, n)
+	}
+	for s.pos < off {
+		if err := s.read(s.scratch[:min(int64(len(s.scratch)), off-s.pos)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readEntries reads the archive of the given size with s, entry after
+// entry in the order of their offsets, and hands each entry's data to the
+// workers or to a stream. It closes jobs when it returns. A nil error
+// with the pipeline's context canceled means that another goroutine
+// failed.
+func (p *zipPipeline) readEntries(s *zipScanner, entries []zipEntry, size int64) error {
+	defer close(p.jobs)
+	for i := range entries {
+		e := &entries[i]
+		if e.offset < s.pos {
+			return p.entryErr(e, formatErr("entry overlaps the previous one"))
+		}
+		if err := s.skipTo(e.offset); err != nil {
+			return p.entryErr(e, err)
+		}
+		if err := p.readLocalHeader(s, e, size); err != nil {
+			return err
+		}
+		stop, err := p.readData(s, e)
+		if err != nil || stop {
+			return err
+		}
+		if e.desc {
+			if err := p.readDescriptor(s, e); err != nil {
+				return err
+			}
+		}
+	}
+	return s.skipTo(size)
+}
+
+// readLocalHeader reads entry e's local file header, checks it against
+// the central directory, and creates the entry if it is a directory that
+// is installed.
+func (p *zipPipeline) readLocalHeader(s *zipScanner, e *zipEntry, size int64) error {
+	header := s.header[:]
+	if err := s.read(header); err != nil {
+		return p.entryErr(e, err)
+	}
+	if binary.LittleEndian.Uint32(header) != sigLocal {
+		return p.entryErr(e, formatErr("bad local file header"))
+	}
+	nameLen := int64(binary.LittleEndian.Uint16(header[26:]))
+	extraLen := int64(binary.LittleEndian.Uint16(header[28:]))
+	if binary.LittleEndian.Uint16(header[8:]) != e.method {
+		return p.entryErr(e, formatErr("local header and central directory disagree on the compression method"))
+	}
+	name := make([]byte, nameLen)
+	if err := s.read(name); err != nil {
+		return p.entryErr(e, err)
+	}
+	if string(name) != e.name {
+		return p.entryErr(e, formatErr("local header names %q", name))
+	}
+	if err := s.skipTo(s.pos + extraLen); err != nil {
+		return p.entryErr(e, err)
+	}
+	if e.csize > size-s.pos {
+		return p.entryErr(e, formatErr("entry extends past the end of the archive (truncated?)"))
+	}
+	if p.out != nil && e.isDir && !(p.o.Module && IsVCSMetadata(e.path)) {
+		if _, err := p.out(e); err != nil {
+			return p.entryErr(e, err)
+		}
+	}
+	return nil
+}
+
+// readData reads entry e's compressed data: skipped, handed whole to a
+// worker, or streamed. stop reports that the pipeline was canceled.
+func (p *zipPipeline) readData(s *zipScanner, e *zipEntry) (stop bool, err error) {
+	switch {
+	case e.skipped:
+		if err := s.skipTo(s.pos + e.csize); err != nil {
+			return false, p.entryErr(e, err)
+		}
+	case e.csize <= smallEntry:
+		w := min(max(e.csize, 1), smallBudget)
+		if err := p.budget.Acquire(p.ctx, w); err != nil {
+			return true, nil // canceled, or a worker failed
+		}
+		data := make([]byte, e.csize)
+		if err := s.read(data); err != nil {
+			return false, p.entryErr(e, err)
+		}
+		select {
+		case p.jobs <- zipJob{e, data, w}:
+		case <-p.ctx.Done():
+			return true, nil
+		}
+	default:
+		select {
+		case p.streams <- struct{}{}:
+		case <-p.ctx.Done():
+			return true, nil
+		}
+		if err := p.o.streamEntry(p.ctx, p.g, p.label, e, p.out, s.read, p.sums, p.streams); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// readDescriptor reads the data descriptor after entry e's data: an
+// optional signature, then the CRC-32, which must agree with the central
+// directory.
+func (p *zipPipeline) readDescriptor(s *zipScanner, e *zipEntry) error {
+	d := s.desc[:]
+	if err := s.read(d); err != nil {
+		return p.entryErr(e, err)
+	}
+	if binary.LittleEndian.Uint32(d) == sigDescriptor {
+		if err := s.read(d); err != nil {
+			return p.entryErr(e, err)
+		}
+	}
+	if binary.LittleEndian.Uint32(d) != e.crc {
+		return p.entryErr(e, formatErr("data descriptor and central directory disagree on the CRC-32"))
+	}
+	return nil
 }
 
 func newEntryState(e *zipEntry, out entryOutput) (*entryState, error) {

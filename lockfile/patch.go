@@ -49,155 +49,215 @@ func Patch(src []byte, filename string, f *File) ([]byte, error) {
 	if bytes.Contains(src, []byte("\r\n")) {
 		p.nl = "\r\n"
 	}
-	body := hf.Body.(*hclsyntax.Body)
-	type kept struct {
-		key   string
-		start int // offset of the block's first line
-		end   int // offset after the block's last line
+	w := &patchWalk{
+		p:       p,
+		f:       f,
+		seenP:   map[tfaddr.Provider]bool{},
+		seenM:   map[string]bool{},
+		seenS:   map[string]bool{},
+		lastMod: -1,
 	}
-	var provs, mods []kept
-	seenP := map[tfaddr.Provider]bool{}
-	seenM := map[string]bool{}
-	seenS := map[string]bool{} // locks keyed by source address, by source and version
-	lastMod := -1              // end of the last module block kept
-	for _, blk := range body.Blocks {
+	for _, blk := range hf.Body.(*hclsyntax.Body).Blocks {
 		if len(blk.Labels) != 1 {
 			continue
 		}
 		start, end := p.lineStart(blk.TypeRange.Start.Byte), p.lineEnd(blk.CloseBraceRange.End.Byte)
 		switch blk.Type {
 		case "provider":
-			addr, diag := parseLockedProvider(blk.Labels[0])
-			if diag != nil || seenP[addr] {
-				continue
-			}
-			seenP[addr] = true
-			lock := f.providers[addr]
-			if lock == nil {
-				p.removeBlock(blk)
-				continue
-			}
-			p.patchProvider(blk, lock)
-			provs = append(provs, kept{addr.String(), start, end})
+			w.patchProvider(blk, start, end)
 		case "module":
-			form := formOf(blk)
-			if form == formBySource {
-				m := decodeAlone(src, blk, form)
-				if m == nil {
-					continue // unreadable or unmappable: kept as it is
-				}
-				lastMod = max(lastMod, end)
-				key := m.Source + "@" + m.Version.String()
-				if seenS[key] {
-					continue
-				}
-				seenS[key] = true
-				i := slices.IndexFunc(f.bySource, func(o *ModuleLock) bool { return compareBySource(o, m) == 0 })
-				switch {
-				case i < 0:
-					p.removeBlock(blk)
-				case !sameModuleLock(m, f.bySource[i]):
-					wf := hclwrite.NewEmptyFile()
-					writeBySource(wf.Body(), f.bySource[i])
-					p.replaceBlock(start, end, wf.Bytes())
-				}
-				continue
+			if form := formOf(blk); form == formBySource {
+				w.patchBySource(blk, start, end)
+			} else {
+				w.patchModule(blk, form, start, end)
 			}
-			path := blk.Labels[0]
-			var rfc *ModuleLock
-			if form == formByCallPath {
-				if rfc = decodeAlone(src, blk, form); rfc == nil {
-					continue // unreadable or unmappable: kept as it is
-				}
-			}
-			if seenM[path] {
-				continue
-			}
-			seenM[path] = true
-			lock := f.modules[path]
-			switch {
-			case lock == nil:
-				p.removeBlock(blk)
-				continue
-			case rfc == nil:
-				p.patchModule(blk, lock)
-			case !sameModuleLock(rfc, lock):
-				// A changed lock in an RFC form is written in tflock's
-				// form: the two forms do not mix in one block.
-				wf := hclwrite.NewEmptyFile()
-				writeModule(wf.Body(), lock)
-				p.replaceBlock(start, end, wf.Bytes())
-			}
-			mods = append(mods, kept{path, start, end})
 		}
 	}
-	// insertAt finds where a new block goes among the kept blocks of its
-	// kind: before the first one that sorts after it, else after the last.
-	insertAt := func(list []kept, less func(a, b string) bool, key string, fallback func() (int, bool)) (int, bool) {
-		for _, k := range list {
-			if less(key, k.key) {
-				return k.start, true
-			}
-		}
-		if len(list) > 0 {
-			return list[len(list)-1].end, false
-		}
-		return fallback()
+	w.insertProviders()
+	w.insertModules()
+	w.insertBySource()
+	return p.apply(), nil
+}
+
+// patchWalk is Patch's walk over the blocks of a lock file: the blocks
+// kept, and the locks already in the file.
+type patchWalk struct {
+	p           *patcher
+	f           *File
+	provs, mods []keptBlock
+	seenP       map[tfaddr.Provider]bool
+	seenM       map[string]bool
+	seenS       map[string]bool // locks keyed by source address, by source and version
+	lastMod     int             // end of the last module block kept
+}
+
+// keptBlock is a block Patch keeps (patched or not).
+type keptBlock struct {
+	key   string
+	start int // offset of the block's first line
+	end   int // offset after the block's last line
+}
+
+// patchProvider patches a provider block to the file's lock of its
+// provider, or removes it if the file has none. A block of an unreadable
+// address, or a second block of one provider, is left as it is.
+func (w *patchWalk) patchProvider(blk *hclsyntax.Block, start, end int) {
+	addr, diag := parseLockedProvider(blk.Labels[0])
+	if diag != nil || w.seenP[addr] {
+		return
 	}
-	endOfFile := func() (int, bool) { return len(src), false }
-	afterProviders := func() (int, bool) {
-		if len(provs) > 0 {
-			return provs[len(provs)-1].end, false
-		}
-		if len(mods) > 0 {
-			return mods[0].start, true
-		}
-		return endOfFile()
+	w.seenP[addr] = true
+	lock := w.f.providers[addr]
+	if lock == nil {
+		w.p.removeBlock(blk)
+		return
 	}
-	for lock := range f.Providers() {
-		if seenP[lock.Addr] {
+	w.p.patchProvider(blk, lock)
+	w.provs = append(w.provs, keptBlock{addr.String(), start, end})
+}
+
+// patchBySource rewrites a module lock keyed by source address to the
+// file's lock of that source and version if the two differ, or removes it
+// if the file has none. An unreadable block is left as it is.
+func (w *patchWalk) patchBySource(blk *hclsyntax.Block, start, end int) {
+	m := decodeAlone(w.p.src, blk, formBySource)
+	if m == nil {
+		return // unreadable or unmappable: kept as it is
+	}
+	w.lastMod = max(w.lastMod, end)
+	key := m.Source + "@" + m.Version.String()
+	if w.seenS[key] {
+		return
+	}
+	w.seenS[key] = true
+	i := slices.IndexFunc(w.f.bySource, func(o *ModuleLock) bool { return compareBySource(o, m) == 0 })
+	switch {
+	case i < 0:
+		w.p.removeBlock(blk)
+	case !sameModuleLock(m, w.f.bySource[i]):
+		wf := hclwrite.NewEmptyFile()
+		writeBySource(wf.Body(), w.f.bySource[i])
+		w.p.replaceBlock(start, end, wf.Bytes())
+	}
+}
+
+// patchModule patches a module block keyed by call path (in tflock's form
+// or the RFC's) to the file's lock of that call, or removes it if the file
+// has none. An unreadable block, or a second block of one call, is left as
+// it is.
+func (w *patchWalk) patchModule(blk *hclsyntax.Block, form moduleForm, start, end int) {
+	path := blk.Labels[0]
+	var rfc *ModuleLock
+	if form == formByCallPath {
+		if rfc = decodeAlone(w.p.src, blk, form); rfc == nil {
+			return // unreadable or unmappable: kept as it is
+		}
+	}
+	if w.seenM[path] {
+		return
+	}
+	w.seenM[path] = true
+	lock := w.f.modules[path]
+	switch {
+	case lock == nil:
+		w.p.removeBlock(blk)
+		return
+	case rfc == nil:
+		w.p.patchModule(blk, lock)
+	case !sameModuleLock(rfc, lock):
+		// A changed lock in an RFC form is written in tflock's
+		// form: the two forms do not mix in one block.
+		wf := hclwrite.NewEmptyFile()
+		writeModule(wf.Body(), lock)
+		w.p.replaceBlock(start, end, wf.Bytes())
+	}
+	w.mods = append(w.mods, keptBlock{path, start, end})
+}
+
+// insertAt finds where a new block goes among the kept blocks of its
+// kind: before the first one that sorts after it, else after the last, or
+// where fallback says if none is kept.
+func insertAt(list []keptBlock, less func(a, b string) bool, key string, fallback func() (int, bool)) (int, bool) {
+	for _, k := range list {
+		if less(key, k.key) {
+			return k.start, true
+		}
+	}
+	if len(list) > 0 {
+		return list[len(list)-1].end, false
+	}
+	return fallback()
+}
+
+// beforeModules is where a provider block goes when none is kept: before
+// the first kept module block, else at the end of the file.
+func (w *patchWalk) beforeModules() (int, bool) {
+	if len(w.mods) > 0 {
+		return w.mods[0].start, true
+	}
+	return len(w.p.src), false
+}
+
+// afterProviders is where a module block goes when none is kept: after
+// the last kept provider block, else where a provider block would go.
+func (w *patchWalk) afterProviders() (int, bool) {
+	if len(w.provs) > 0 {
+		return w.provs[len(w.provs)-1].end, false
+	}
+	return w.beforeModules()
+}
+
+// insertProviders inserts the blocks of the provider locks not in the
+// file, each in the order of provider addresses.
+func (w *patchWalk) insertProviders() {
+	for lock := range w.f.Providers() {
+		if w.seenP[lock.Addr] {
 			continue
 		}
-		pos, before := insertAt(provs, func(a, b string) bool {
+		pos, before := insertAt(w.provs, func(a, b string) bool {
 			// Both are the String of a parsed address, so they parse.
 			pa, _ := provaddr.Parse(a, "")
 			pb, _ := provaddr.Parse(b, "")
 			return compareProviders(pa, pb) < 0
-		}, lock.Addr.String(), func() (int, bool) {
-			if len(mods) > 0 {
-				return mods[0].start, true
-			}
-			return endOfFile()
-		})
+		}, lock.Addr.String(), w.beforeModules)
 		wf := hclwrite.NewEmptyFile()
 		writeProvider(wf.Body(), lock)
-		p.insertBlock(pos, before, wf.Bytes())
+		w.p.insertBlock(pos, before, wf.Bytes())
 	}
-	for lock := range f.Modules() {
-		if seenM[lock.Path] {
+}
+
+// insertModules inserts the blocks of the module locks keyed by call path
+// not in the file, each in the order of call paths.
+func (w *patchWalk) insertModules() {
+	for lock := range w.f.Modules() {
+		if w.seenM[lock.Path] {
 			continue
 		}
-		pos, before := insertAt(mods, func(a, b string) bool { return a < b }, lock.Path, afterProviders)
+		pos, before := insertAt(w.mods, func(a, b string) bool { return a < b }, lock.Path, w.afterProviders)
 		wf := hclwrite.NewEmptyFile()
 		writeModule(wf.Body(), lock)
-		p.insertBlock(pos, before, wf.Bytes())
+		w.p.insertBlock(pos, before, wf.Bytes())
 	}
-	for _, lock := range f.sortedBySource() {
-		if seenS[lock.Source+"@"+lock.Version.String()] {
+}
+
+// insertBySource inserts the blocks of the module locks keyed by source
+// address not in the file, after the last module block.
+func (w *patchWalk) insertBySource() {
+	for _, lock := range w.f.sortedBySource() {
+		if w.seenS[lock.Source+"@"+lock.Version.String()] {
 			continue
 		}
-		pos, before := lastMod, false
-		if len(mods) > 0 {
-			pos = max(pos, mods[len(mods)-1].end)
+		pos, before := w.lastMod, false
+		if len(w.mods) > 0 {
+			pos = max(pos, w.mods[len(w.mods)-1].end)
 		}
 		if pos < 0 {
-			pos, before = afterProviders()
+			pos, before = w.afterProviders()
 		}
 		wf := hclwrite.NewEmptyFile()
 		writeBySource(wf.Body(), lock)
-		p.insertBlock(pos, before, wf.Bytes())
+		w.p.insertBlock(pos, before, wf.Bytes())
 	}
-	return p.apply(), nil
 }
 
 // decodeAlone reads one module block in an RFC form, or returns nil if it

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
+	"github.com/tflock/tflock/internal/provaddr"
 )
 
 // ReattachError reports an invalid TF_REATTACH_PROVIDERS value.
@@ -33,7 +34,7 @@ func ParseReattach(s, defaultHost string) ([]tfaddr.Provider, error) {
 	}
 	var out []tfaddr.Provider
 	for k, v := range m {
-		p, err := ParseProviderSource(k, defaultHost)
+		p, err := provaddr.ParseNotLegacy(k, defaultHost)
 		if err != nil {
 			return nil, &ReattachError{Err: fmt.Errorf("key %q: %w", k, err)}
 		}

@@ -18,7 +18,10 @@ import (
 // DefaultRegistryHost is the registry host that provider source addresses
 // and module registry addresses without a host name refer to, unless an
 // option says otherwise. It is OpenTofu's default.
-const DefaultRegistryHost = provaddr.DefaultRegistryHost
+//
+// Deprecated: use [address.DefaultRegistryHost], the one name of this
+// host.
+const DefaultRegistryHost = address.DefaultRegistryHost
 
 // A Requirement is one demand on one package: a version constraint, and
 // where it was stated.
@@ -163,20 +166,15 @@ func ClassifyModuleAddress(ms address.ModuleSource) ModuleSourceKind {
 
 // ParseProviderSource parses a provider source address. An address without
 // a host name ("hashicorp/aws", or a bare type "aws", which means
-// "hashicorp/aws") is on defaultHost, never on the address library's own
-// default host. It is tflock's one provider-address parser (the same as
-// address.ParseProviderSource and the lock file's), except that legacy
-// addresses ("-/aws"), which OpenTofu refuses when it installs, are
-// rejected here.
+// "hashicorp/aws") is on defaultHost ([address.DefaultRegistryHost] when
+// empty). Legacy addresses ("-/aws"), which OpenTofu refuses when it
+// installs, are rejected.
+//
+// Deprecated: use [address.ParseProviderSourceWith], tflock's one public
+// provider-address parser, and refuse an address whose Kind is
+// [address.ProviderLegacy] where a namespace is needed.
 func ParseProviderSource(s, defaultHost string) (tfaddr.Provider, error) {
-	p, err := provaddr.Parse(s, cmp.Or(defaultHost, DefaultRegistryHost))
-	if err != nil {
-		return tfaddr.Provider{}, err
-	}
-	if p.Namespace == tfaddr.LegacyProviderNamespace {
-		return tfaddr.Provider{}, fmt.Errorf("legacy provider address %q: give a namespace, such as \"hashicorp/%s\"", s, p.Type)
-	}
-	return p, nil
+	return provaddr.ParseNotLegacy(s, cmp.Or(defaultHost, address.DefaultRegistryHost))
 }
 
 // ProviderRequirements returns one requirement without a constraint for

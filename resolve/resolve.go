@@ -108,7 +108,43 @@ const defaultConcurrency = 64
 // ([*LockedUnavailableError]) before anything is fetched. It returns every problem it finds, joined
 // (errors.Join); match them with errors.As.
 func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts Options) (*Selection, error) {
-	unmanaged, overridden := map[tfaddr.Provider]bool{}, map[tfaddr.Provider]bool{}
+	unmanaged, overridden, err := unmanagedProviders(opts)
+	if err != nil {
+		return nil, err
+	}
+	lock := viewLock(opts.Lock)
+	provReqs, modReqs, err := groupRequirements(reqs)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := planListing(provReqs, modReqs, unmanaged)
+	if err != nil {
+		return nil, err
+	}
+	for _, rs := range provReqs {
+		sortRequirements(rs)
+	}
+	onListed, early := earlyPicks(provReqs, lock, opts)
+	listed, err := listAll(ctx, lister, plan.toList, cmp.Or(max(opts.Concurrency, 0), defaultConcurrency), onListed)
+	if err != nil {
+		return nil, err
+	}
+	sel := &Selection{}
+	var errs []error
+	sel.Providers, errs = pickProviders(provReqs, listed, early, lock, unmanaged, overridden, opts)
+	modules, modErrs := pickModules(plan, modReqs, listed, lock, opts)
+	sel.Modules, errs = modules, append(errs, modErrs...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return sel, nil
+}
+
+// unmanagedProviders returns the providers that opts takes out of the
+// lock's hands: the dev overrides and the reattached providers (unmanaged),
+// and of those the ones that stay dev overrides (overridden).
+func unmanagedProviders(opts Options) (unmanaged, overridden map[tfaddr.Provider]bool, err error) {
+	unmanaged, overridden = map[tfaddr.Provider]bool{}, map[tfaddr.Provider]bool{}
 	for _, p := range opts.DevOverrides {
 		unmanaged[p], overridden[p] = true, true
 	}
@@ -116,7 +152,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 		host := cmp.Or(opts.DefaultHost, DefaultRegistryHost)
 		ps, err := ParseReattach(opts.Reattach, host)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, p := range ps {
 			// A reattached provider takes precedence over a dev
@@ -124,41 +160,56 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 			unmanaged[p], overridden[p] = true, false
 		}
 	}
-	lock := viewLock(opts.Lock)
+	return unmanaged, overridden, nil
+}
 
-	// Group the requirements.
+// groupRequirements groups the requirements by provider address and by
+// module call path, refusing a requirement without its package.
+func groupRequirements(reqs []Requirement) (map[tfaddr.Provider][]Requirement, map[string][]Requirement, error) {
 	provReqs := map[tfaddr.Provider][]Requirement{}
 	modReqs := map[string][]Requirement{}
 	for i, r := range reqs {
 		switch p := r.Package.(type) {
 		case source.ProviderPackage:
 			if p.Addr.IsZero() {
-				return nil, fmt.Errorf("requirement %d (%s): provider package without an address", i, r.Origin)
+				return nil, nil, fmt.Errorf("requirement %d (%s): provider package without an address", i, r.Origin)
 			}
 			provReqs[p.Addr] = append(provReqs[p.Addr], r)
 		case source.ModulePackage:
 			if r.Call == "" || p.Source == "" {
-				return nil, fmt.Errorf("requirement %d (%s): module requirement without a call path or source", i, r.Origin)
+				return nil, nil, fmt.Errorf("requirement %d (%s): module requirement without a call path or source", i, r.Origin)
 			}
 			modReqs[r.Call] = append(modReqs[r.Call], r)
 		default:
-			return nil, fmt.Errorf("requirement %d (%s): no package", i, r.Origin)
+			return nil, nil, fmt.Errorf("requirement %d (%s): no package", i, r.Origin)
 		}
 	}
+	return provReqs, modReqs, nil
+}
 
-	// Decide what to list.
-	var toList []source.Package
+// listingPlan is what Resolve asks the lister about, and the module
+// calls it picks.
+type listingPlan struct {
+	toList      []source.Package                // sorted
+	calls       map[string]source.ModulePackage // by call path
+	listedCalls map[string]bool                 // calls resolved from the listed versions
+}
+
+// planListing decides which packages to list: every managed provider that
+// is not built in, and the module sources of the calls resolved from
+// listed versions. It refuses a module call whose requirements name
+// different sources.
+func planListing(provReqs map[tfaddr.Provider][]Requirement, modReqs map[string][]Requirement, unmanaged map[tfaddr.Provider]bool) (listingPlan, error) {
+	plan := listingPlan{calls: map[string]source.ModulePackage{}, listedCalls: map[string]bool{}}
 	for addr := range provReqs {
 		if !provaddr.IsBuiltIn(addr) && !unmanaged[addr] {
-			toList = append(toList, source.ProviderPackage{Addr: addr})
+			plan.toList = append(plan.toList, source.ProviderPackage{Addr: addr})
 		}
 	}
 	var errs []error
-	calls := map[string]source.ModulePackage{}
 	// Whether a call is resolved from the listed versions is decided per
 	// call: two calls of one repository, one constrained and one pinned by
 	// its source, each get their own pick.
-	listedCalls := map[string]bool{}
 	listedSources := map[string]bool{}
 	for call, rs := range modReqs {
 		pkg := rs[0].Package.(source.ModulePackage)
@@ -167,85 +218,96 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 				errs = append(errs, fmt.Errorf("module %q: conflicting sources %s (%s) and %s (%s)", call, pkg.ForDisplay(), rs[0].Origin, q.ForDisplay(), r.Origin))
 			}
 		}
-		calls[call] = pkg
+		plan.calls[call] = pkg
 		if !ModuleCallListed(rs) {
 			continue
 		}
-		listedCalls[call] = true
+		plan.listedCalls[call] = true
 		if !listedSources[pkg.Source] {
 			listedSources[pkg.Source] = true
-			toList = append(toList, source.ModulePackage{Source: pkg.Source, Addr: pkg.Addr})
+			plan.toList = append(plan.toList, source.ModulePackage{Source: pkg.Source, Addr: pkg.Addr})
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return listingPlan{}, errors.Join(errs...)
 	}
-	sortByString(toList)
-	for _, rs := range provReqs {
-		sortRequirements(rs)
-	}
-	// With ProviderPicked, each listed provider is picked as soon as it is
-	// listed, and the Selection holds that same pick.
-	var onListed func(context.Context, source.Package, listResult)
-	var earlyMu sync.Mutex
+	sortByString(plan.toList)
+	return plan, nil
+}
+
+// earlyPicks returns, with opts.ProviderPicked set, the listing callback
+// that picks each provider as soon as it is listed and reports the pick,
+// and the map of those picks, which the Selection then holds; without
+// it, nil and an empty map. The map is complete once listing returns.
+func earlyPicks(provReqs map[tfaddr.Provider][]Requirement, lock lockView, opts Options) (func(context.Context, source.Package, listResult), map[tfaddr.Provider]ProviderPick) {
 	early := map[tfaddr.Provider]ProviderPick{}
-	if opts.ProviderPicked != nil {
-		onListed = func(ctx context.Context, pkg source.Package, l listResult) {
-			p, ok := pkg.(source.ProviderPackage)
-			if !ok {
-				return
-			}
-			one := map[string]listResult{pkg.String(): l}
-			pick, err := pickProvider(p.Addr, provReqs[p.Addr], one, lock, false, opts)
-			if err != nil {
-				return // reported by the pick after listing
-			}
-			earlyMu.Lock()
-			early[p.Addr] = pick
-			earlyMu.Unlock()
-			opts.ProviderPicked(ctx, pick)
+	if opts.ProviderPicked == nil {
+		return nil, early
+	}
+	var mu sync.Mutex
+	return func(ctx context.Context, pkg source.Package, l listResult) {
+		p, ok := pkg.(source.ProviderPackage)
+		if !ok {
+			return
 		}
-	}
+		one := map[string]listResult{pkg.String(): l}
+		pick, err := pickProvider(p.Addr, provReqs[p.Addr], one, lock, false, opts)
+		if err != nil {
+			return // reported by the pick after listing
+		}
+		mu.Lock()
+		early[p.Addr] = pick
+		mu.Unlock()
+		opts.ProviderPicked(ctx, pick)
+	}, early
+}
 
-	listed, err := listAll(ctx, lister, toList, cmp.Or(max(opts.Concurrency, 0), defaultConcurrency), onListed)
-	if err != nil {
-		return nil, err
-	}
-
-	sel := &Selection{}
+// pickProviders picks a version of each required provider, in address
+// order, taking the picks made early as they are.
+func pickProviders(provReqs map[tfaddr.Provider][]Requirement, listed map[string]listResult, early map[tfaddr.Provider]ProviderPick, lock lockView, unmanaged, overridden map[tfaddr.Provider]bool, opts Options) ([]ProviderPick, []error) {
 	addrs := make([]tfaddr.Provider, 0, len(provReqs))
 	for a := range provReqs {
 		addrs = append(addrs, a)
 	}
 	sortByString(addrs)
+	var picks []ProviderPick
+	var errs []error
 	for _, addr := range addrs {
 		if pick, ok := early[addr]; ok {
-			sel.Providers = append(sel.Providers, pick)
+			picks = append(picks, pick)
 			continue
 		}
-		rs := provReqs[addr]
-		pick, err := pickProvider(addr, rs, listed, lock, unmanaged[addr], opts)
+		pick, err := pickProvider(addr, provReqs[addr], listed, lock, unmanaged[addr], opts)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		pick.DevOverride = pick.Reason == Unmanaged && overridden[addr]
-		sel.Providers = append(sel.Providers, pick)
+		picks = append(picks, pick)
 	}
+	return picks, errs
+}
 
-	callNames := make([]string, 0, len(calls))
-	for c := range calls {
+// pickModules picks the version of each module call, in call path order:
+// a call pinned by its source is passed through, the others are picked
+// from the listed versions (alone, or with opts.UnifyModules one version
+// for all the calls of a source).
+func pickModules(plan listingPlan, modReqs map[string][]Requirement, listed map[string]listResult, lock lockView, opts Options) ([]ModulePick, []error) {
+	callNames := make([]string, 0, len(plan.calls))
+	for c := range plan.calls {
 		callNames = append(callNames, c)
 		sortRequirements(modReqs[c])
 	}
 	slices.Sort(callNames)
+	var picks []ModulePick
+	var errs []error
 	unified := map[string]*unifiedPick{}
 	for _, call := range callNames {
-		pkg, rs := calls[call], modReqs[call]
+		pkg, rs := plan.calls[call], modReqs[call]
 		pick := ModulePick{Call: call, Package: pkg, LockSource: cmp.Or(rs[0].LockSource, address.StripCredentials(pkg.Source)), Requirements: rs, Constraints: intersect(rs)}
-		if !listedCalls[call] {
+		if !plan.listedCalls[call] {
 			pick.Reason = Pinned
-			sel.Modules = append(sel.Modules, pick)
+			picks = append(picks, pick)
 			continue
 		}
 		l := listed[source.ModulePackage{Source: pkg.Source}.String()]
@@ -256,7 +318,7 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 		if opts.UnifyModules {
 			u := unified[pkg.Source]
 			if u == nil {
-				u = unifyModule(pkg.Source, callNames, calls, listedCalls, modReqs, l, lock, opts)
+				u = unifyModule(pkg.Source, callNames, plan.calls, plan.listedCalls, modReqs, l, lock, opts)
 				unified[pkg.Source] = u
 				if u.err != nil {
 					errs = append(errs, u.err)
@@ -272,19 +334,16 @@ func Resolve(ctx context.Context, reqs []Requirement, lister source.Lister, opts
 			pick.Locked = lock.lockedVersion(call, pkg, pick.LockSource)
 			pick.Available = len(l.versions)
 			l.setListed(&pick)
-			sel.Modules = append(sel.Modules, pick)
+			picks = append(picks, pick)
 			continue
 		}
 		if err := pickModule(&pick, l, lock, opts); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		sel.Modules = append(sel.Modules, pick)
+		picks = append(picks, pick)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return sel, nil
+	return picks, errs
 }
 
 // ModuleCallListed reports whether [Resolve] picks a version for the

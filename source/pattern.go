@@ -13,6 +13,9 @@ import (
 
 // DefaultProviderHost is the registry host that a two-part provider pattern
 // ("hashicorp/aws") refers to, as in OpenTofu's provider_installation blocks.
+//
+// Deprecated: use [address.DefaultRegistryHost], the one name of this
+// host.
 const DefaultProviderHost = provaddr.DefaultRegistryHost
 
 // Wildcard is the pattern segment that matches any value.
@@ -36,7 +39,7 @@ type Pattern struct {
 }
 
 // ParseProviderPattern parses a provider matching pattern of two
-// ("NAMESPACE/TYPE", on [DefaultProviderHost]) or three ("HOST/NAMESPACE/TYPE")
+// ("NAMESPACE/TYPE", on [address.DefaultRegistryHost]) or three ("HOST/NAMESPACE/TYPE")
 // slash-separated segments. Any segment may be the wildcard "*", with
 // OpenTofu's restrictions: the host may be a wildcard only when namespace and
 // type are too, and the namespace only when the type is too. Host names are
@@ -49,7 +52,7 @@ func ParseProviderPattern(s string) (Pattern, error) {
 	if len(parts) < 2 || len(parts) > 3 {
 		return Pattern{}, fmt.Errorf("invalid provider matching pattern %q: must have either two or three slash-separated segments", s)
 	}
-	p := Pattern{host: DefaultProviderHost}
+	p := Pattern{host: provaddr.DefaultRegistryHost}
 	if len(parts) == 3 {
 		if parts[0] == Wildcard {
 			p.host = Wildcard

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/tflock/tflock/lockfile"
-	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
@@ -20,7 +20,7 @@ import (
 func TestPredecessorLock(t *testing.T) {
 	var fx registrytest.Fixtures
 	plats := []string{source.CurrentPlatform.String()}
-	hosts := []string{resolve.DefaultRegistryHost, install.TerraformRegistryHost}
+	hosts := []string{address.DefaultRegistryHost, install.TerraformRegistryHost}
 	for _, h := range hosts {
 		fx.Providers = append(fx.Providers, registrytest.Provider{Addr: h + "/hashicorp/aws", Versions: []registrytest.ProviderVersion{
 			{Version: "1.0.0", Platforms: plats}, {Version: "1.1.0", Platforms: plats},
@@ -52,7 +52,7 @@ provider "`+old+`" {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if want := "Warning: Dependency lock file entries automatically updated: " + old + " => " + resolve.DefaultRegistryHost + "/hashicorp/aws (1.0.0)"; strings.Count(out, want) != 1 {
+	if want := "Warning: Dependency lock file entries automatically updated: " + old + " => " + address.DefaultRegistryHost + "/hashicorp/aws (1.0.0)"; strings.Count(out, want) != 1 {
 		// Once: Init reports it as an event and in its result (issue 23
 		// item 5).
 		t.Errorf("output has %q %d times, want once:\n%s", want, strings.Count(out, want), out)
@@ -61,7 +61,7 @@ provider "`+old+`" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := lf.Provider(mustProvider(resolve.DefaultRegistryHost + "/hashicorp/aws")); p == nil || p.Version.String() != "1.0.0" || len(p.Hashes) == 0 {
+	if p := lf.Provider(mustProvider(address.DefaultRegistryHost + "/hashicorp/aws")); p == nil || p.Version.String() != "1.0.0" || len(p.Hashes) == 0 {
 		t.Errorf("aws = %+v, want the locked 1.0.0 with hashes\n%s", p, out)
 	}
 	if lf.Provider(mustProvider(old)) != nil {

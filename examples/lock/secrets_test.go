@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/internal/leaktest"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
+	"github.com/tflock/tflock/source/git/gittest"
 )
 
 // TestCredentialsNotInOutput runs the program on a configuration whose git
@@ -27,22 +27,23 @@ func TestCredentialsNotInOutput(t *testing.T) {
 	key, keyText := leaktest.SSHKey(t)
 	check := leaktest.New(t, token, wrong, key, keyText)
 
-	root := t.TempDir()
-	for _, name := range []string{"net.git", "pinned.git"} {
-		r := githttp.NewRepo(t, filepath.Join(root, name))
+	srv := gittest.New(t, gittest.Options{Auth: &gittest.BasicAuth{Username: "alice", Password: token}})
+	for _, name := range []string{"net", "pinned"} {
+		var commits []gittest.Commit
 		for _, v := range []string{"1.0.0", "1.1.0"} {
-			r.Commit("release "+v, map[string]string{"main.tf": "# " + name + " " + v + "\n"})
-			r.Tag("v" + v)
+			commits = append(commits, gittest.Commit{Files: map[string]string{"main.tf": "# " + name + ".git " + v + "\n"}, Tags: []string{"v" + v}})
+		}
+		if _, err := srv.Repo(name, commits...); err != nil {
+			t.Fatal(err)
 		}
 	}
-	srv := githttp.NewServer(t, root, githttp.Options{Username: "alice", Password: token})
-	netSource := "git::" + srv.URLWithCredentials("alice", token) + "/net.git"
-	pinnedSource := "git::" + srv.URLWithCredentials("alice", token) + "/pinned.git?ref=v1.0.0&sshkey=" + key
+	netSource := "git::" + srv.LoopbackURLWithCredentials("alice", token) + "/net.git"
+	pinnedSource := "git::" + srv.LoopbackURLWithCredentials("alice", token) + "/pinned.git?ref=v1.0.0&sshkey=" + key
 	config := func(net, pinned string) string {
 		return "module \"net\" {\n  source  = \"" + net + "\"\n  version = \"~> 1.0\"\n}\n\n" +
 			"module \"pinned\" {\n  source = \"" + pinned + "\"\n}\n"
 	}
-	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(root, "none.tfrc"))
+	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(t.TempDir(), "none.tfrc"))
 	cacheDir := t.TempDir()
 
 	dir := t.TempDir()
@@ -57,7 +58,7 @@ func TestCredentialsNotInOutput(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s", step, code, out)
 		}
 		check.Text("the output of "+strings.Join(step, " "), out)
-		if shown := "git::" + strings.Replace(srv.URL(), "://", "://REDACTED@", 1) + "/net.git"; !strings.Contains(out, shown) {
+		if shown := "git::" + strings.Replace(srv.LoopbackURL(), "://", "://REDACTED@", 1) + "/net.git"; !strings.Contains(out, shown) {
 			t.Errorf("%v: the output names no module:\n%s", step, out)
 		}
 		lock, err := os.ReadFile(filepath.Join(dir, install.LockFileName))
@@ -65,7 +66,7 @@ func TestCredentialsNotInOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		check.Text("the lock file", string(lock))
-		for _, want := range []string{`"git::` + srv.URL() + `/net.git"`, `"git::` + srv.URL() + `/pinned.git"`} {
+		for _, want := range []string{`"git::` + srv.LoopbackURL() + `/net.git"`, `"git::` + srv.LoopbackURL() + `/pinned.git"`} {
 			if !strings.Contains(string(lock), want) {
 				t.Errorf("the lock file lacks the source %s:\n%s", want, lock)
 			}
@@ -87,7 +88,7 @@ func TestCredentialsNotInOutput(t *testing.T) {
 
 	// Failures: a refused token, an unreachable ssh host with a key.
 	for name, cfg := range map[string]string{
-		"wrong token": config("git::"+srv.URLWithCredentials("alice", wrong)+"/net.git", pinnedSource),
+		"wrong token": config("git::"+srv.LoopbackURLWithCredentials("alice", wrong)+"/net.git", pinnedSource),
 		"ssh key":     config(netSource, "git::ssh://git@127.0.0.1:1/pinned.git?ref=v1.0.0&sshkey="+key),
 	} {
 		dir := t.TempDir()

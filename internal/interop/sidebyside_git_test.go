@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tflock/tflock/internal/githttp"
+	"github.com/tflock/tflock/source/git/gittest"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
 
@@ -61,15 +61,15 @@ func gitBenchText(rng *rand.Rand, kind string, n int) string {
 // stream.
 func gitFastImport(tb testing.TB, dir string, stream []byte) {
 	tb.Helper()
-	githttp.Run(tb, filepath.Dir(dir), "init", "-q", "--bare", dir)
+	gittest.Run(tb, filepath.Dir(dir), "init", "-q", "--bare", dir)
 	cmd := exec.Command("git", "fast-import", "--quiet")
 	cmd.Dir = dir
-	cmd.Env = githttp.Env()
+	cmd.Env = gittest.Env()
 	cmd.Stdin = bytes.NewReader(stream)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("git fast-import in %s: %v\n%s", dir, err, out)
 	}
-	githttp.Run(tb, dir, "gc", "-q")
+	gittest.Run(tb, dir, "gc", "-q")
 }
 
 // fastImportCommit writes one commit of the whole tree files onto branch
@@ -171,8 +171,8 @@ func gitBenchRepos(tb testing.TB, root, base string) {
 
 // BenchmarkSideBySideGit times the real tofu and tflock (the examples/lock
 // program) installing git modules cold, one process run per operation,
-// from git repositories served over smart HTTP (git http-backend) with
-// 20 ms added to every request:
+// from git repositories served over smart HTTP (git http-backend, gittest's
+// loopback address) with 20 ms added to every request:
 //
 //   - constrained: one call of a repository of gitBenchTags tags,
 //     constrained to "~> 5.0" (tflock's annotation; its "ref" names the
@@ -191,12 +191,13 @@ func gitBenchRepos(tb testing.TB, root, base string) {
 // BENCHMARKS.md in resolve/install has the command and the figures.
 func BenchmarkSideBySideGit(b *testing.B) {
 	root := b.TempDir()
-	srv := githttp.NewServer(b, root, githttp.Options{Latency: 20 * time.Millisecond})
-	gitBenchRepos(b, root, srv.URL())
-	vpcCall := fmt.Sprintf("module \"vpc\" {\n  # tflock: version = \"~> 5.0\"\n  source = \"git::%s/vpc.git?ref=%s\"\n}\n", srv.URL(), gitBenchLatest)
+	srv := gittest.New(b, gittest.Options{Root: root, Latency: 20 * time.Millisecond})
+	base := srv.LoopbackURL()
+	gitBenchRepos(b, root, base)
+	vpcCall := fmt.Sprintf("module \"vpc\" {\n  # tflock: version = \"~> 5.0\"\n  source = \"git::%s/vpc.git?ref=%s\"\n}\n", base, gitBenchLatest)
 	configs := []struct{ name, tf string }{
 		{"constrained", vpcCall},
-		{"tree", vpcCall + fmt.Sprintf("\nmodule \"app\" {\n  source = \"git::%s/app.git?ref=v1.2.3\"\n}\n", srv.URL())},
+		{"tree", vpcCall + fmt.Sprintf("\nmodule \"app\" {\n  source = \"git::%s/app.git?ref=v1.2.3\"\n}\n", base)},
 	}
 	w := newWorldWith(b, registrytest.Fixtures{}, registrytest.Options{})
 	type contender struct {

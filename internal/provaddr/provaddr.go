@@ -73,6 +73,21 @@ func (e *Error) Is(target error) bool { return target == ErrInvalid }
 
 const formatDetail = `The "source" attribute must be in the format "[hostname/][namespace/]name"`
 
+// ParseNotLegacy is [Parse], refusing a legacy address ("-/aws") as
+// OpenTofu refuses one where it installs providers (the configuration's
+// required_providers, a state's provider configuration addresses, the
+// reattach variable): the caller must give a namespace.
+func ParseNotLegacy(s, defaultHost string) (tfaddr.Provider, error) {
+	p, err := Parse(s, defaultHost)
+	if err != nil {
+		return tfaddr.Provider{}, err
+	}
+	if p.Namespace == tfaddr.LegacyProviderNamespace {
+		return tfaddr.Provider{}, fmt.Errorf("legacy provider address %q: give a namespace, such as \"hashicorp/%s\"", s, p.Type)
+	}
+	return p, nil
+}
+
 // Parse parses a provider source address of one, two or three
 // slash-separated parts ("aws", "hashicorp/aws", "HOST/NAMESPACE/TYPE"),
 // as OpenTofu does:

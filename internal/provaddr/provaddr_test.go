@@ -8,7 +8,6 @@ import (
 
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/lockfile"
-	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cliconfig"
 )
@@ -176,9 +175,10 @@ func TestParsePart(t *testing.T) {
 
 // TestEntryPointsAgree checks that every public way of reading a provider
 // address reads each case as the one parser does: source/address,
-// resolve.ParseProviderSource, which the configuration reader and the
-// solver use (it refuses the legacy namespace, as OpenTofu does when it
-// installs), a lock file's provider block (fully-qualified, canonical,
+// ParseNotLegacy, which the configuration reader, the state reader and the
+// reattach variable use (it refuses the legacy namespace, as OpenTofu does
+// when it installs; the deprecated resolve.ParseProviderSource forwards to
+// it), a lock file's provider block (fully-qualified, canonical,
 // lockable addresses only) and the CLI configuration's dev_overrides keys.
 func TestEntryPointsAgree(t *testing.T) {
 	for _, c := range parseCases {
@@ -191,13 +191,13 @@ func TestEntryPointsAgree(t *testing.T) {
 				t.Errorf("address.ParseProviderSource = %v, %v; want %v, %v", a.Addr, err, want, wantErr)
 			}
 
-			r, err := resolve.ParseProviderSource(c.in, "")
+			r, err := provaddr.ParseNotLegacy(c.in, "")
 			if legacy {
-				if err == nil {
-					t.Errorf("resolve.ParseProviderSource accepted the legacy address as %v", r)
+				if err == nil || !strings.Contains(err.Error(), "legacy provider address") {
+					t.Errorf("ParseNotLegacy accepted the legacy address as %v (%v)", r, err)
 				}
 			} else if (err != nil) != (wantErr != nil) || err == nil && r != want {
-				t.Errorf("resolve.ParseProviderSource = %v, %v; want %v, %v", r, err, want, wantErr)
+				t.Errorf("ParseNotLegacy = %v, %v; want %v, %v", r, err, want, wantErr)
 			}
 
 			if !strings.ContainsAny(c.in, "\"\\$%{}\n") {

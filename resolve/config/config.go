@@ -28,7 +28,7 @@ import (
 type ReadOptions struct {
 	// DefaultHost is the registry host of provider source addresses
 	// without one ("hashicorp/aws") and of implied providers. Default
-	// [resolve.DefaultRegistryHost]. It is never taken from the address
+	// [address.DefaultRegistryHost]. It is never taken from the address
 	// library, whose default is another host.
 	DefaultHost string
 	// Variables are the values given to the root module's input
@@ -278,7 +278,7 @@ func readFiles(files []File, call string, opts ReadOptions, dir string, rv *root
 	r := &reader{
 		static:   static,
 		call:     call,
-		host:     cmp.Or(opts.DefaultHost, resolve.DefaultRegistryHost),
+		host:     cmp.Or(opts.DefaultHost, address.DefaultRegistryHost),
 		declared: map[string]*ProviderEntry{},
 		invalid:  map[string]bool{},
 		calls:    map[string]*ModuleCall{},
@@ -559,7 +559,7 @@ func (r *reader) requiredProvider(attr *hcl.Attribute) (*ProviderEntry, hcl.Rang
 				ok = false
 				continue
 			}
-			addr, err := resolve.ParseProviderSource(s, r.host)
+			addr, err := provaddr.ParseNotLegacy(s, r.host)
 			if err != nil {
 				r.errorf(p.Value.Range(), "Invalid provider source address", "The source address %q of provider %q is invalid: %s.", s, name, err)
 				ok = false
@@ -625,7 +625,7 @@ func (r *reader) impliedAddr(name string) tfaddr.Provider {
 	if name == "terraform" {
 		return tfaddr.NewProvider(tfaddr.BuiltInProviderHost, tfaddr.BuiltInProviderNamespace, "terraform")
 	}
-	p, err := resolve.ParseProviderSource("hashicorp/"+name, r.host)
+	p, err := provaddr.ParseNotLegacy("hashicorp/"+name, r.host)
 	if err != nil {
 		return tfaddr.Provider{}
 	}

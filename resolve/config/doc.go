@@ -10,7 +10,7 @@
 // state still uses. What it reads becomes [resolve.Requirement] values,
 // each with a [resolve.Origin] (call path, file and line); the
 // vocabulary those are written in (requirements, origins, module source
-// kinds, the one provider-address parser [resolve.ParseProviderSource],
+// kinds, the one provider-address parser [address.ParseProviderSource],
 // the default registry host) belongs to package resolve, which the
 // solver needs without the reader. This package imports resolve; resolve
 // never imports it. It fetches nothing and opens no network connection:

@@ -494,130 +494,163 @@ func (s *staticScope) variable(name string, rng hcl.Range) (cty.Value, hcl.Diagn
 	if v, ok := s.varVals[name]; ok {
 		return v, nil
 	}
-	bad := func(summary, detail string, subject hcl.Range) (cty.Value, hcl.Diagnostics) {
-		return cty.DynamicVal, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: subject.Ptr()}}
-	}
 	decl, ok := s.vars[name]
 	if !ok {
-		return bad("Reference to undeclared input variable", fmt.Sprintf("%s uses var.%s, which is not declared: declare it with a variable block.", s.subject, name), rng)
+		return cty.DynamicVal, variableDiag("Reference to undeclared input variable", fmt.Sprintf("%s uses var.%s, which is not declared: declare it with a variable block.", s.subject, name), rng)
 	}
-	literal := func(attr string) (cty.Value, hcl.Diagnostics) {
-		a, ok := decl.attrs[attr]
-		if !ok {
-			return cty.NilVal, nil
-		}
-		v, diags := a.Expr.Value(nil)
-		return v, diags
-	}
-	flag := func(attr string, def bool) (bool, hcl.Diagnostics) {
-		v, diags := literal(attr)
-		if diags.HasErrors() || v == cty.NilVal {
-			return def, diags
-		}
-		b, err := convert.Convert(v, cty.Bool)
-		if err != nil || b.IsNull() || !b.IsKnown() {
-			a := decl.attrs[attr]
-			return def, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid variable declaration", Detail: fmt.Sprintf("The %s argument of variable %q must be true or false.", attr, name), Subject: a.Expr.Range().Ptr()}}
-		}
-		return b.True(), nil
-	}
-	var diags hcl.Diagnostics
-	ty, mode := cty.DynamicPseudoType, modeLiteral
-	var typeDefaults *typeexpr.Defaults
-	if a, ok := decl.attrs["type"]; ok {
-		switch hcl.ExprAsKeyword(a.Expr) {
-		case "list":
-			ty, mode = cty.List(cty.DynamicPseudoType), modeHCL
-		case "map":
-			ty, mode = cty.Map(cty.DynamicPseudoType), modeHCL
-		default:
-			t, d, more := typeexpr.TypeConstraintWithDefaults(a.Expr)
-			diags = append(diags, more...)
-			ty, typeDefaults = t, d
-			if !t.IsPrimitiveType() {
-				mode = modeHCL
-			}
-		}
-	}
-	nullable, more := flag("nullable", true)
-	diags = append(diags, more...)
-	sensitive, more := flag("sensitive", false)
-	diags = append(diags, more...)
-	ephemeral, more := flag("ephemeral", false)
-	diags = append(diags, more...)
-	if a, ok := decl.attrs["const"]; ok {
-		c, more := flag("const", false)
-		diags = append(diags, more...)
-		if !more.HasErrors() && !c {
-			return bad("Unable to use variable in static context", fmt.Sprintf("%s uses var.%s, which is declared \"const = false\" at %s.", s.subject, name, a.Range), rng)
-		}
-	}
-	def, more := literal("default")
-	diags = append(diags, more...)
+	spec, diags := s.readDeclaration(decl, rng)
 	if diags.HasErrors() {
 		return cty.DynamicVal, diags
 	}
-	if def != cty.NilVal {
-		d, err := convert.Convert(def, ty)
-		if err != nil {
-			return bad("Invalid default value for variable", fmt.Sprintf("The default value of variable %q does not match its type: %s.", name, err), decl.attrs["default"].Expr.Range())
-		}
-		def = d
+	val, from, more := s.givenValue(decl, spec, rng)
+	if diags = append(diags, more...); diags.HasErrors() {
+		return cty.DynamicVal, diags
 	}
+	if spec.typeDefaults != nil && !val.IsNull() {
+		val = spec.typeDefaults.Apply(val)
+	}
+	cv, err := convert.Convert(val, spec.ty)
+	if err != nil {
+		return cty.DynamicVal, variableDiag("Invalid value for input variable", fmt.Sprintf("The value of var.%s from %s does not match its type: %s.", name, from, err), rng)
+	}
+	if cv.IsNull() && !spec.nullable {
+		if spec.def == cty.NilVal {
+			return cty.DynamicVal, variableDiag("Required variable not set", fmt.Sprintf("var.%s, declared at %s, may not be null.", name, decl.decl), rng)
+		}
+		cv = spec.def
+	}
+	if spec.sensitive {
+		cv = cv.Mark(markSensitive)
+	}
+	if spec.ephemeral {
+		cv = cv.Mark(markEphemeral)
+	}
+	s.varVals[name] = cv
+	return cv, nil
+}
 
-	var val cty.Value
-	from := "its default"
+// variableDiag is the one error diagnostic of a variable reference.
+func variableDiag(summary, detail string, subject hcl.Range) hcl.Diagnostics {
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: subject.Ptr()}}
+}
+
+// variableSpec is what a variable block declares, read without
+// evaluation: its type (and the type's defaults), how a string given for
+// it is parsed, its flags, and its default (cty.NilVal if none),
+// converted to its type.
+type variableSpec struct {
+	ty                             cty.Type
+	mode                           parseMode
+	typeDefaults                   *typeexpr.Defaults
+	nullable, sensitive, ephemeral bool
+	def                            cty.Value
+}
+
+// literal is the value of the declaration's attribute attr, a literal, or
+// cty.NilVal if it is not set.
+func (decl *varDecl) literal(attr string) (cty.Value, hcl.Diagnostics) {
+	a, ok := decl.attrs[attr]
+	if !ok {
+		return cty.NilVal, nil
+	}
+	v, diags := a.Expr.Value(nil)
+	return v, diags
+}
+
+// flag is the value of the declaration's boolean attribute attr, or def
+// if it is not set.
+func (decl *varDecl) flag(attr string, def bool) (bool, hcl.Diagnostics) {
+	v, diags := decl.literal(attr)
+	if diags.HasErrors() || v == cty.NilVal {
+		return def, diags
+	}
+	b, err := convert.Convert(v, cty.Bool)
+	if err != nil || b.IsNull() || !b.IsKnown() {
+		a := decl.attrs[attr]
+		return def, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid variable declaration", Detail: fmt.Sprintf("The %s argument of variable %q must be true or false.", attr, decl.name), Subject: a.Expr.Range().Ptr()}}
+	}
+	return b.True(), nil
+}
+
+// readDeclaration reads the variable block decl, referred to at rng. A
+// variable declared "const = false" cannot be read early.
+func (s *staticScope) readDeclaration(decl *varDecl, rng hcl.Range) (variableSpec, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	spec := variableSpec{ty: cty.DynamicPseudoType, mode: modeLiteral}
+	if a, ok := decl.attrs["type"]; ok {
+		switch hcl.ExprAsKeyword(a.Expr) {
+		case "list":
+			spec.ty, spec.mode = cty.List(cty.DynamicPseudoType), modeHCL
+		case "map":
+			spec.ty, spec.mode = cty.Map(cty.DynamicPseudoType), modeHCL
+		default:
+			t, d, more := typeexpr.TypeConstraintWithDefaults(a.Expr)
+			diags = append(diags, more...)
+			spec.ty, spec.typeDefaults = t, d
+			if !t.IsPrimitiveType() {
+				spec.mode = modeHCL
+			}
+		}
+	}
+	var more hcl.Diagnostics
+	spec.nullable, more = decl.flag("nullable", true)
+	diags = append(diags, more...)
+	spec.sensitive, more = decl.flag("sensitive", false)
+	diags = append(diags, more...)
+	spec.ephemeral, more = decl.flag("ephemeral", false)
+	diags = append(diags, more...)
+	if a, ok := decl.attrs["const"]; ok {
+		c, more := decl.flag("const", false)
+		diags = append(diags, more...)
+		if !more.HasErrors() && !c {
+			return spec, variableDiag("Unable to use variable in static context", fmt.Sprintf("%s uses var.%s, which is declared \"const = false\" at %s.", s.subject, decl.name, a.Range), rng)
+		}
+	}
+	spec.def, more = decl.literal("default")
+	diags = append(diags, more...)
+	if diags.HasErrors() {
+		return spec, diags
+	}
+	if spec.def != cty.NilVal {
+		d, err := convert.Convert(spec.def, spec.ty)
+		if err != nil {
+			return spec, variableDiag("Invalid default value for variable", fmt.Sprintf("The default value of variable %q does not match its type: %s.", decl.name, err), decl.attrs["default"].Expr.Range())
+		}
+		spec.def = d
+	}
+	return spec, diags
+}
+
+// givenValue is the value the variable declared by decl is given, and
+// where it comes from: the root module's values (-var, files, the
+// environment), the argument of the module call, or the default. A
+// variable with none of these cannot be read early.
+func (s *staticScope) givenValue(decl *varDecl, spec variableSpec, rng hcl.Range) (cty.Value, string, hcl.Diagnostics) {
+	name := decl.name
 	given, ok := givenValue{}, false
 	if s.root != nil {
 		given, ok = s.root.lookup(name)
 	}
 	switch {
 	case ok && given.expr != nil:
-		val, more = given.expr.Value(nil)
-		diags = append(diags, more...)
-		from = given.from
+		val, diags := given.expr.Value(nil)
+		return val, given.from, diags
 	case ok:
-		val, more = mode.parse(name, given.str)
-		diags = append(diags, more...)
-		from = given.from
+		val, diags := spec.mode.parse(name, given.str)
+		return val, given.from, diags
 	case s.caller != nil && s.caller.args[name] != nil:
 		arg := s.caller.args[name]
-		val, more = s.caller.static.evalAs(arg.Expr, fmt.Sprintf("The argument %s of the call of module %q", name, s.caller.Path))
-		diags = append(diags, more...)
-		from = "the argument at " + arg.Range.String()
-	case def != cty.NilVal && (s.root != nil || s.caller != nil):
-		val = def
+		val, diags := s.caller.static.evalAs(arg.Expr, fmt.Sprintf("The argument %s of the call of module %q", name, s.caller.Path))
+		return val, "the argument at " + arg.Range.String(), diags
+	case spec.def != cty.NilVal && (s.root != nil || s.caller != nil):
+		return spec.def, "its default", nil
 	case s.caller != nil:
-		return bad("Missing required variable in module call", fmt.Sprintf("%s uses var.%s, which has no default, and the call of module %q at %s gives no argument %s.", s.subject, name, s.caller.Path, s.caller.DeclRange, name), rng)
+		return cty.DynamicVal, "", variableDiag("Missing required variable in module call", fmt.Sprintf("%s uses var.%s, which has no default, and the call of module %q at %s gives no argument %s.", s.subject, name, s.caller.Path, s.caller.DeclRange, name), rng)
 	case s.root != nil:
-		return bad("No value for required variable", fmt.Sprintf("%s uses var.%s, which has no default and was given no value, so it is not known when the configuration is read. Give it a value with -var, -var-file, terraform.tfvars, a *.auto.tfvars file or the environment variable TF_VAR_%s, or a default in its declaration at %s.", s.subject, name, name, decl.decl), rng)
+		return cty.DynamicVal, "", variableDiag("No value for required variable", fmt.Sprintf("%s uses var.%s, which has no default and was given no value, so it is not known when the configuration is read. Give it a value with -var, -var-file, terraform.tfvars, a *.auto.tfvars file or the environment variable TF_VAR_%s, or a default in its declaration at %s.", s.subject, name, name, decl.decl), rng)
 	default:
-		return bad("Variable not known early", fmt.Sprintf("%s uses var.%s, whose value comes from the call of module %q, which was not given to the reader (ReadOptions.Caller).", s.subject, name, s.call), rng)
+		return cty.DynamicVal, "", variableDiag("Variable not known early", fmt.Sprintf("%s uses var.%s, whose value comes from the call of module %q, which was not given to the reader (ReadOptions.Caller).", s.subject, name, s.call), rng)
 	}
-	if diags.HasErrors() {
-		return cty.DynamicVal, diags
-	}
-	if typeDefaults != nil && !val.IsNull() {
-		val = typeDefaults.Apply(val)
-	}
-	cv, err := convert.Convert(val, ty)
-	if err != nil {
-		return bad("Invalid value for input variable", fmt.Sprintf("The value of var.%s from %s does not match its type: %s.", name, from, err), rng)
-	}
-	if cv.IsNull() && !nullable {
-		if def == cty.NilVal {
-			return bad("Required variable not set", fmt.Sprintf("var.%s, declared at %s, may not be null.", name, decl.decl), rng)
-		}
-		cv = def
-	}
-	if sensitive {
-		cv = cv.Mark(markSensitive)
-	}
-	if ephemeral {
-		cv = cv.Mark(markEphemeral)
-	}
-	s.varVals[name] = cv
-	return cv, nil
 }
 
 // local returns the value of local value name, used at rng.

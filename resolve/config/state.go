@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
+	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve"
 )
 
@@ -106,7 +107,7 @@ func parseStateProvider(s string) (tfaddr.Provider, error) {
 	if strings.Count(addr, "/") != 2 {
 		return tfaddr.Provider{}, fmt.Errorf("invalid provider configuration address %q: the provider address must be fully qualified", s)
 	}
-	p, err := resolve.ParseProviderSource(addr, "")
+	p, err := provaddr.ParseNotLegacy(addr, "")
 	if err != nil {
 		return tfaddr.Provider{}, fmt.Errorf("invalid provider configuration address %q: %w", s, err)
 	}

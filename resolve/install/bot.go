@@ -147,7 +147,7 @@ type LockModuleOptions struct {
 	// Events receives progress reports. Default nil: discarded.
 	Events source.Events
 	// DefaultHost is the registry host of addresses without one. Default
-	// [resolve.DefaultRegistryHost].
+	// [address.DefaultRegistryHost].
 	DefaultHost string
 	// Concurrency is as in [Options.Resolve].
 	Concurrency int

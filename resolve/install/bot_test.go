@@ -15,6 +15,7 @@ import (
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 func worldPlatforms(t *testing.T) []source.Platform {
@@ -117,11 +118,11 @@ func TestLockProviderMatchesInit(t *testing.T) {
 
 func mustAddr(t *testing.T, s string) source.ProviderPackage {
 	t.Helper()
-	a, err := resolve.ParseProviderSource(s, "")
+	a, err := address.ParseProviderSource(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return source.ProviderPackage{Addr: a}
+	return source.ProviderPackage{Addr: a.Addr}
 }
 
 func TestLockProviderErrors(t *testing.T) {

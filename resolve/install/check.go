@@ -65,7 +65,7 @@ type CheckOptions struct {
 	// registry.terraform.io. Default [FlavorAuto].
 	Flavor Flavor
 	// DevOverrides are providers served from local directories (see
-	// [Sources.DevOverrides]): neither required in the lock file nor
+	// [github.com/tflock/tflock/source/assemble.Sources.DevOverrides]): neither required in the lock file nor
 	// checked, as in OpenTofu.
 	DevOverrides []tfaddr.Provider
 	// Reattach is the value of TF_REATTACH_PROVIDERS (Check does not read
@@ -75,7 +75,7 @@ type CheckOptions struct {
 	Reattach string
 	// DefaultHost is the registry host of every address without one, as
 	// [Options.Resolve]'s DefaultHost for Init. Default
-	// [resolve.DefaultRegistryHost], or [TerraformRegistryHost] when
+	// [address.DefaultRegistryHost], or [TerraformRegistryHost] when
 	// Flavor is [FlavorTerraform].
 	DefaultHost string
 	// Words are the program's name and commands in the remedies of
@@ -312,67 +312,9 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 	}
 	reqs = append(reqs, opts.Requirements...)
 
-	var problems []Problem
-	initial := true
-	for range lock.Providers() {
-		initial = false
-	}
-	for range lock.Modules() {
-		initial = false
-	}
-	adopted, unlockedModules := modulesAdopted(lock), false
-	byAddr := map[tfaddr.Provider][]resolve.Requirement{}
-	var addrs []tfaddr.Provider
-	for _, q := range reqs {
-		switch p := q.Package.(type) {
-		case source.ProviderPackage:
-			// Dev overrides and reattached providers are not locked
-			// (OpenTofu marks both "overridden" and skips them).
-			if provaddr.IsBuiltIn(p.Addr) || slices.Contains(opts.Resolve.DevOverrides, p.Addr) || slices.Contains(s.reattached, p.Addr) {
-				continue
-			}
-			if _, ok := byAddr[p.Addr]; !ok {
-				addrs = append(addrs, p.Addr)
-			}
-			byAddr[p.Addr] = append(byAddr[p.Addr], q)
-		case source.ModulePackage:
-			if !adopted {
-				unlockedModules = true
-				continue
-			}
-			ml := lock.Module(q.Call)
-			pr := Problem{Package: source.ModulePackage{Source: lockSource(q)}, Call: q.Call, Range: q.Origin.Range, Constraints: q.Constraints}
-			switch {
-			case (ml == nil || ml.Source != lockSource(q)) && p.Ref != "":
-				pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but not locked", q.Call)
-				problems = append(problems, pr)
-			case ml == nil || ml.Source != lockSource(q):
-				pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call)
-				problems = append(problems, pr)
-			case !resolve.ModuleLockApplies(ml, p, q.LockSource):
-				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
-				pr.Kind, pr.Message = ProblemPinChanged, pinProblem(q.Call, resolve.WrittenPin(p), ml.Pin())
-				problems = append(problems, pr)
-			case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
-				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
-				pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String())
-				problems = append(problems, pr)
-			case managedProblem(q, ml, s.words) != "":
-				pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
-				pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml, s.words)
-				problems = append(problems, pr)
-			}
-		}
-	}
-	slices.SortFunc(addrs, func(a, b tfaddr.Provider) int {
-		if a.LessThan(b) {
-			return -1
-		}
-		if b.LessThan(a) {
-			return 1
-		}
-		return 0
-	})
+	initial := lockIsEmpty(lock)
+	problems, unlockedModules := checkModuleLocks(reqs, lock, s.words)
+	addrs, byAddr := lockedProviderRequirements(reqs, opts, s.reattached)
 	res := &CheckResult{}
 	if unlockedModules {
 		res.Warnings = append(res.Warnings, modulesNotLockedWarning(s.words, RemedyInit))
@@ -381,34 +323,8 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 	var installed []Problem
 	pd := providercache.NewDir(filepath.Join(opts.InstallDir, "providers"))
 	for _, addr := range addrs {
-		pl := lock.Provider(addr)
-		rs := byAddr[addr]
-		cs := make([]versions.Constraints, len(rs))
-		for i, q := range rs {
-			cs[i] = q.Constraints
-		}
-		all := versions.Intersect(cs...)
-		pr := Problem{Package: source.ProviderPackage{Addr: addr}, Range: rs[0].Origin.Range, Constraints: all}
-		if pl == nil {
-			pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("provider %s: required by this configuration but no version is selected", addr)
-			problems = append(problems, pr)
-			continue
-		}
-		if !all.Allows(pl.Version) {
-			pr.Package = source.ProviderPackage{Addr: addr, Version: pl.Version}
-			for _, q := range rs {
-				if !q.Constraints.Allows(pl.Version) {
-					pr.Range = q.Origin.Range
-					break
-				}
-			}
-			// As OpenTofu: when the constraints are the ones recorded,
-			// the lock file itself was edited.
-			if all.String() != pl.Constraints {
-				pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("provider %s: locked version selection %s doesn't match the updated version constraints %q", addr, pl.Version, all.String())
-			} else {
-				pr.Kind, pr.Message = ProblemLockEdited, fmt.Sprintf("provider %s: version constraints %q don't match the locked version selection %s", addr, all.String(), pl.Version)
-			}
+		pl, rs := lock.Provider(addr), byAddr[addr]
+		if pr, ok := providerLockProblem(addr, rs, pl); ok {
 			problems = append(problems, pr)
 			continue
 		}
@@ -416,27 +332,12 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 			return nil, err
 		}
 		pkg := source.ProviderPackage{Addr: addr, Version: pl.Version, Platform: opts.Platform}
-		inst, err := pd.Get(pkg)
+		checked, kind, err := checkInstalledProvider(pd, pkg, pl)
 		if err != nil {
-			installProblem(&errs, &installed, ProblemNotInstalled, pkg, &NotInstalledError{Package: pkg, Dir: pd.Root(), Err: err})
+			installProblem(&errs, &installed, kind, pkg, err)
 			continue
 		}
-		if len(pl.Hashes) > 0 {
-			h, err := inst.Hash()
-			if err == nil {
-				_, err = hash.Verify(pkg.ForDisplay(), []hash.Hash{h}, pl.Hashes)
-			}
-			if err != nil {
-				installProblem(&errs, &installed, ProblemPackageMismatch, pkg, &PackageMismatchError{Package: pkg, Dir: pd.Root(), PackageDir: inst.Dir, Err: err})
-				continue
-			}
-		}
-		exe, err := inst.Executable()
-		if err != nil {
-			installProblem(&errs, &installed, ProblemNoExecutable, pkg, err)
-			continue
-		}
-		res.Providers = append(res.Providers, CheckedProvider{Package: pkg, Dir: inst.Dir, Executable: exe})
+		res.Providers = append(res.Providers, checked)
 	}
 	skip := map[string]bool{}
 	for _, p := range problems {
@@ -447,6 +348,160 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 	if err := checkModules(ctx, opts, &s.words, lock, tree, skip, &errs, &installed); err != nil {
 		return nil, err
 	}
+	return res, finishCheck(res, problems, installed, errs, initial, &s.words)
+}
+
+// lockIsEmpty reports whether the lock file locks nothing: the run is a
+// first one.
+func lockIsEmpty(lock *lockfile.File) bool {
+	for range lock.Providers() {
+		return false
+	}
+	for range lock.Modules() {
+		return false
+	}
+	return true
+}
+
+// checkModuleLocks returns the problems of the module requirements against
+// the lock's module locks, in the order of reqs, and whether modules are
+// required that the lock does not lock at all (it has no module locks).
+func checkModuleLocks(reqs []resolve.Requirement, lock *lockfile.File, words Words) (problems []Problem, unlockedModules bool) {
+	adopted := modulesAdopted(lock)
+	for _, q := range reqs {
+		p, ok := q.Package.(source.ModulePackage)
+		if !ok {
+			continue
+		}
+		if !adopted {
+			unlockedModules = true
+			continue
+		}
+		if pr, ok := moduleLockProblem(q, p, lock.Module(q.Call), words); ok {
+			problems = append(problems, pr)
+		}
+	}
+	return problems, unlockedModules
+}
+
+// moduleLockProblem returns the problem of module requirement q (of
+// package p) against ml, the lock of its call (nil if none), if it has one.
+func moduleLockProblem(q resolve.Requirement, p source.ModulePackage, ml *lockfile.ModuleLock, words Words) (Problem, bool) {
+	pr := Problem{Package: source.ModulePackage{Source: lockSource(q)}, Call: q.Call, Range: q.Origin.Range, Constraints: q.Constraints}
+	switch {
+	case (ml == nil || ml.Source != lockSource(q)) && p.Ref != "":
+		pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but not locked", q.Call)
+	case ml == nil || ml.Source != lockSource(q):
+		pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call)
+	case !resolve.ModuleLockApplies(ml, p, q.LockSource):
+		pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+		pr.Kind, pr.Message = ProblemPinChanged, pinProblem(q.Call, resolve.WrittenPin(p), ml.Pin())
+	case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
+		pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+		pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String())
+	case managedProblem(q, ml, words) != "":
+		pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+		pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml, words)
+	default:
+		return Problem{}, false
+	}
+	return pr, true
+}
+
+// lockedProviderRequirements groups the provider requirements that the
+// lock must lock by address, and returns those addresses sorted. Built-in
+// providers, dev overrides and reattached providers are not locked
+// (OpenTofu marks the last two "overridden" and skips them).
+func lockedProviderRequirements(reqs []resolve.Requirement, opts Options, reattached []tfaddr.Provider) ([]tfaddr.Provider, map[tfaddr.Provider][]resolve.Requirement) {
+	byAddr := map[tfaddr.Provider][]resolve.Requirement{}
+	var addrs []tfaddr.Provider
+	for _, q := range reqs {
+		p, ok := q.Package.(source.ProviderPackage)
+		if !ok {
+			continue
+		}
+		if provaddr.IsBuiltIn(p.Addr) || slices.Contains(opts.Resolve.DevOverrides, p.Addr) || slices.Contains(reattached, p.Addr) {
+			continue
+		}
+		if _, ok := byAddr[p.Addr]; !ok {
+			addrs = append(addrs, p.Addr)
+		}
+		byAddr[p.Addr] = append(byAddr[p.Addr], q)
+	}
+	slices.SortFunc(addrs, func(a, b tfaddr.Provider) int {
+		if a.LessThan(b) {
+			return -1
+		}
+		if b.LessThan(a) {
+			return 1
+		}
+		return 0
+	})
+	return addrs, byAddr
+}
+
+// providerLockProblem returns the problem of the requirements rs of the
+// provider addr against pl, its lock (nil if none), if they have one: no
+// version selected, or a locked version the constraints do not allow.
+func providerLockProblem(addr tfaddr.Provider, rs []resolve.Requirement, pl *lockfile.ProviderLock) (Problem, bool) {
+	cs := make([]versions.Constraints, len(rs))
+	for i, q := range rs {
+		cs[i] = q.Constraints
+	}
+	all := versions.Intersect(cs...)
+	pr := Problem{Package: source.ProviderPackage{Addr: addr}, Range: rs[0].Origin.Range, Constraints: all}
+	if pl == nil {
+		pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("provider %s: required by this configuration but no version is selected", addr)
+		return pr, true
+	}
+	if all.Allows(pl.Version) {
+		return Problem{}, false
+	}
+	pr.Package = source.ProviderPackage{Addr: addr, Version: pl.Version}
+	for _, q := range rs {
+		if !q.Constraints.Allows(pl.Version) {
+			pr.Range = q.Origin.Range
+			break
+		}
+	}
+	// As OpenTofu: when the constraints are the ones recorded,
+	// the lock file itself was edited.
+	if all.String() != pl.Constraints {
+		pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("provider %s: locked version selection %s doesn't match the updated version constraints %q", addr, pl.Version, all.String())
+	} else {
+		pr.Kind, pr.Message = ProblemLockEdited, fmt.Sprintf("provider %s: version constraints %q don't match the locked version selection %s", addr, all.String(), pl.Version)
+	}
+	return pr, true
+}
+
+// checkInstalledProvider checks that pkg is installed in pd, matches a
+// hash of its lock pl (if pl records any) and has an executable. On
+// failure it returns the kind of the problem and its error.
+func checkInstalledProvider(pd *providercache.Dir, pkg source.ProviderPackage, pl *lockfile.ProviderLock) (CheckedProvider, ProblemKind, error) {
+	inst, err := pd.Get(pkg)
+	if err != nil {
+		return CheckedProvider{}, ProblemNotInstalled, &NotInstalledError{Package: pkg, Dir: pd.Root(), Err: err}
+	}
+	if len(pl.Hashes) > 0 {
+		h, err := inst.Hash()
+		if err == nil {
+			_, err = hash.Verify(pkg.ForDisplay(), []hash.Hash{h}, pl.Hashes)
+		}
+		if err != nil {
+			return CheckedProvider{}, ProblemPackageMismatch, &PackageMismatchError{Package: pkg, Dir: pd.Root(), PackageDir: inst.Dir, Err: err}
+		}
+	}
+	exe, err := inst.Executable()
+	if err != nil {
+		return CheckedProvider{}, ProblemNoExecutable, err
+	}
+	return CheckedProvider{Package: pkg, Dir: inst.Dir, Executable: exe}, 0, nil
+}
+
+// finishCheck sets res.Problems: the lock's problems in OpenTofu's order
+// (by message), then the installation's, each with its remedy. It returns
+// errs joined, led by an *InconsistentLockError if the lock has problems.
+func finishCheck(res *CheckResult, problems, installed []Problem, errs []error, initial bool, words *Words) error {
 	// OpenTofu's order: by message.
 	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Message, b.Message) })
 	res.Problems = append(problems, installed...)
@@ -456,13 +511,13 @@ func Check(ctx context.Context, copts CheckOptions) (*CheckResult, error) {
 		res.Problems[i].Remedy.Modules = p.Call != "" && p.Kind != ProblemModuleNotInstalled
 	}
 	if len(problems) > 0 {
-		ie := &InconsistentLockError{Problems: problems, Initial: initial, Remedy: Remedy{Kind: RemedyUpgrade}, words: &s.words}
+		ie := &InconsistentLockError{Problems: problems, Initial: initial, Remedy: Remedy{Kind: RemedyUpgrade}, words: words}
 		if initial {
 			ie.Remedy.Kind = RemedyInit
 		}
 		errs = append([]error{ie}, errs...)
 	}
-	return res, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // installProblem records a problem of a provider's installed package, as

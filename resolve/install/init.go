@@ -31,7 +31,7 @@ import (
 // A lock file written before a move from Terraform to OpenTofu holds
 // hashicorp/X of Terraform's registry ([TerraformRegistryHost]) where the
 // configuration now means hashicorp/X of OpenTofu's
-// ([resolve.DefaultRegistryHost]): as tofu does, Init keeps the locked
+// ([address.DefaultRegistryHost]): as tofu does, Init keeps the locked
 // version (if the constraints allow it and the registry lists it) under the
 // new address, with the hashes of the new address's packages (the two
 // projects' releases differ byte for byte), drops the old entry once

@@ -17,6 +17,7 @@ import (
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/cache"
 )
 
@@ -85,7 +86,7 @@ type Options struct {
 	// DefaultHost is the registry host of every address without one that
 	// Init and Check read: the configuration's provider and module sources
 	// and Reattach's keys (not only Reattach's, as for Resolve alone).
-	// Default [resolve.DefaultRegistryHost], or [TerraformRegistryHost]
+	// Default [address.DefaultRegistryHost], or [TerraformRegistryHost]
 	// when Flavor is [FlavorTerraform].
 	//
 	// Concurrency bounds every lookup running at once (version lists,
@@ -473,7 +474,7 @@ func (o Options) common() (*settings, error) {
 		s.Header = lockfile.HeaderTerraform
 	}
 	if s.Resolve.DefaultHost == "" {
-		s.Resolve.DefaultHost = resolve.DefaultRegistryHost
+		s.Resolve.DefaultHost = address.DefaultRegistryHost
 		if o.Flavor == FlavorTerraform {
 			// Asked for, not inherited: a file that only has Terraform's
 			// header keeps the host addresses are read with, as tofu

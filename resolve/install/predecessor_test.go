@@ -12,6 +12,7 @@ import (
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/registry"
 	"github.com/tflock/tflock/source/registry/registrytest"
 )
@@ -23,12 +24,12 @@ func twoRegistries(t *testing.T) (*registrytest.Server, source.Source) {
 	t.Helper()
 	plats := installtest.Platforms()
 	var fx registrytest.Fixtures
-	for _, h := range []string{resolve.DefaultRegistryHost, install.TerraformRegistryHost} {
+	for _, h := range []string{address.DefaultRegistryHost, install.TerraformRegistryHost} {
 		fx.Providers = append(fx.Providers, registrytest.Provider{Addr: h + "/hashicorp/aws", Versions: []registrytest.ProviderVersion{
 			{Version: "1.0.0", Platforms: plats}, {Version: "1.1.0", Platforms: plats},
 		}})
 	}
-	srv := registrytest.New(t, fx, registrytest.Options{Hosts: []string{resolve.DefaultRegistryHost, install.TerraformRegistryHost}})
+	srv := registrytest.New(t, fx, registrytest.Options{Hosts: []string{address.DefaultRegistryHost, install.TerraformRegistryHost}})
 	return srv, registry.NewSource(registry.Options{HTTPClient: srv.Client()})
 }
 
@@ -44,7 +45,7 @@ const hostlessAWS = `terraform {
 // address, as tofu 1.12 does, not upgraded to the newest.
 func TestInitPredecessorTranslation(t *testing.T) {
 	srv, src := twoRegistries(t)
-	tofuAWS := tfaddr.MustParseProviderSource(resolve.DefaultRegistryHost + "/hashicorp/aws")
+	tofuAWS := tfaddr.MustParseProviderSource(address.DefaultRegistryHost + "/hashicorp/aws")
 	tfAWS := tfaddr.MustParseProviderSource(install.TerraformRegistryHost + "/hashicorp/aws")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": strings.Replace(hostlessAWS, ">= 1.0.0", "1.0.0", 1)})
@@ -85,7 +86,7 @@ func TestInitPredecessorTranslation(t *testing.T) {
 	if !containsHash(p.Hashes, tofuPkg.H1) || !containsHash(p.Hashes, tofuPkg.ZH) || containsHash(p.Hashes, tfPkg.H1) || containsHash(p.Hashes, tfPkg.ZH) {
 		t.Errorf("aws hashes %v: want OpenTofu's %s and %s, not Terraform's", p.Hashes, tofuPkg.H1, tofuPkg.ZH)
 	}
-	want := install.TerraformRegistryHost + "/hashicorp/aws => " + resolve.DefaultRegistryHost + "/hashicorp/aws (1.0.0)"
+	want := install.TerraformRegistryHost + "/hashicorp/aws => " + address.DefaultRegistryHost + "/hashicorp/aws (1.0.0)"
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], want) || len(warned) != 1 || warned[0] != res.Warnings[0] {
 		t.Errorf("warnings %q (events %q), want one naming %q", res.Warnings, warned, want)
 	}

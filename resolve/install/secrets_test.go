@@ -14,7 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/internal/leaktest"
 	"github.com/tflock/tflock/resolve"
 	"github.com/tflock/tflock/resolve/install"
@@ -23,6 +22,7 @@ import (
 	"github.com/tflock/tflock/source/assemble"
 	"github.com/tflock/tflock/source/cache"
 	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/git/gittest"
 	"github.com/tflock/tflock/source/oci"
 	"github.com/tflock/tflock/source/oci/ocitest"
 	"github.com/tflock/tflock/source/registry"
@@ -62,7 +62,7 @@ func (m *messages) all() string {
 // credentialWorld is a git server, a registry and an OCI registry, each
 // demanding credentials.
 type credentialWorld struct {
-	git      *githttp.Server
+	git      *gittest.Server
 	registry *registrytest.Server
 	oci      *ocitest.Server
 	archive  *httptest.Server // a module zip behind basic auth (git's user and token)
@@ -88,15 +88,16 @@ func startCredentialWorld(t *testing.T) *credentialWorld {
 		ociPass:  leaktest.Secret(t, "ociPASS"),
 	}
 	w.sshKey, w.sshKeyText = leaktest.SSHKey(t)
-	root := t.TempDir()
-	for _, name := range []string{"net.git", "pinned.git"} {
-		r := githttp.NewRepo(t, filepath.Join(root, name))
+	w.git = gittest.New(t, gittest.Options{Auth: &gittest.BasicAuth{Username: w.gitUser, Password: w.gitToken}})
+	for _, name := range []string{"net", "pinned"} {
+		var commits []gittest.Commit
 		for _, v := range []string{"1.0.0", "1.1.0"} {
-			r.Commit("release "+v, map[string]string{"main.tf": "# " + name + " " + v + "\n"})
-			r.Tag("v" + v)
+			commits = append(commits, gittest.Commit{Files: map[string]string{"main.tf": "# " + name + ".git " + v + "\n"}, Tags: []string{"v" + v}})
+		}
+		if _, err := w.git.Repo(name, commits...); err != nil {
+			t.Fatal(err)
 		}
 	}
-	w.git = githttp.NewServer(t, root, githttp.Options{Username: w.gitUser, Password: w.gitToken})
 
 	var err error
 	// A registry module whose download location is the git repository,
@@ -162,7 +163,7 @@ func (w *credentialWorld) writeDockerConfig(t *testing.T, password string) {
 
 // gitURL returns the URL of the repository name with the given password.
 func (w *credentialWorld) gitURL(name, password string) string {
-	return w.git.URLWithCredentials(w.gitUser, password) + "/" + name
+	return w.git.LoopbackURLWithCredentials(w.gitUser, password) + "/" + name
 }
 
 // sources builds the sources of a run: git with its clone cache in
@@ -283,7 +284,7 @@ func TestCredentialsNeverLeave(t *testing.T) {
 			t.Fatal(err)
 		}
 		check.Text(name+": lock file", string(lock))
-		for _, want := range []string{"git::" + w.git.URL() + "/net.git", "git::" + w.git.URL() + "/pinned.git"} {
+		for _, want := range []string{"git::" + w.git.LoopbackURL() + "/net.git", "git::" + w.git.LoopbackURL() + "/pinned.git"} {
 			if !strings.Contains(string(lock), `"`+want+`"`) {
 				t.Errorf("%s: the lock file does not record the source %s:\n%s", name, want, lock)
 			}
@@ -464,7 +465,7 @@ func TestModulesJSONMatchesTofu(t *testing.T) {
 	writeFiles(t, tofuDir, map[string]string{"main.tf": text})
 	cmd := exec.Command(tofu, "init", "-input=false", "-no-color")
 	cmd.Dir = tofuDir
-	cmd.Env = append(githttp.Env(), "TF_CLI_CONFIG_FILE="+filepath.Join(tofuDir, "none.tfrc"))
+	cmd.Env = append(gittest.Env(), "TF_CLI_CONFIG_FILE="+filepath.Join(tofuDir, "none.tfrc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tofu init: %v\n%s", err, out)
 	}

@@ -5,25 +5,25 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tflock/tflock/internal/githttp"
+	"github.com/tflock/tflock/source/git/gittest"
 )
 
-// testEnv is the fixtures' git environment, githttp's (shared with the
+// testEnv is the fixtures' git environment, gittest's (shared with the
 // tests outside this package).
-var testEnv = githttp.Env
+var testEnv = gittest.Env
 
-// runGit runs git for the fixtures (githttp's environment, file:// allowed
+// runGit runs git for the fixtures (gittest's environment, file:// allowed
 // for submodules) and returns its trimmed output.
 func runGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	return githttp.Run(t, dir, append([]string{"-c", "protocol.file.allow=always"}, args...)...)
+	return gittest.Run(t, dir, append([]string{"-c", "protocol.file.allow=always"}, args...)...)
 }
 
 // serveHTTP serves the repositories under root over smart HTTP and returns
 // their base URL.
 func serveHTTP(t testing.TB, root string) string {
 	t.Helper()
-	return githttp.NewServer(t, root, githttp.Options{}).URL()
+	return gittest.New(t, gittest.Options{Root: root}).LoopbackURL()
 }
 
 // repo is a repository built by a test.

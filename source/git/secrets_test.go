@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflock/tflock/internal/githttp"
 	"github.com/tflock/tflock/internal/leaktest"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/git"
+	"github.com/tflock/tflock/source/git/gittest"
 )
 
 // TestCredentialsNotInCache fetches a repository over smart HTTP behind
@@ -26,13 +26,12 @@ func TestCredentialsNotInCache(t *testing.T) {
 	token := leaktest.Secret(t, "token")
 	other := leaktest.Secret(t, "other")
 	check := leaktest.New(t, token, other)
-	root := t.TempDir()
-	r := githttp.NewRepo(t, filepath.Join(root, "net.git"))
-	r.Commit("one", map[string]string{"main.tf": "# one\n"})
-	r.Tag("v1.0.0")
 	// The server takes any credentials, so that two addresses differing
 	// only by them both work.
-	srv := githttp.NewServer(t, root, githttp.Options{})
+	srv := gittest.New(t, gittest.Options{})
+	if _, err := srv.Repo("net", gittest.Commit{Files: map[string]string{"main.tf": "# one\n"}, Tags: []string{"v1.0.0"}}); err != nil {
+		t.Fatal(err)
+	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	cacheDir := t.TempDir()
@@ -41,7 +40,7 @@ func TestCredentialsNotInCache(t *testing.T) {
 	s := git.NewSource(git.Options{CacheDir: cacheDir, Events: source.EventsFunc(func(e source.Event) { events = append(events, e) }), Warn: func(m string) { warnings = append(warnings, m) }})
 	ctx := context.Background()
 	for i, pass := range []string{token, other} {
-		pkg := source.ModulePackage{Source: "git::" + srv.URLWithCredentials("alice", pass) + "/net.git", Version: versions.MustParse("1.0.0")}
+		pkg := source.ModulePackage{Source: "git::" + srv.LoopbackURLWithCredentials("alice", pass) + "/net.git", Version: versions.MustParse("1.0.0")}
 		if _, err := s.Versions(ctx, pkg); err != nil {
 			t.Fatal(err)
 		}
@@ -83,16 +82,15 @@ func TestCredentialsNotInGitErrors(t *testing.T) {
 	wrong := leaktest.Secret(t, "wrong")
 	key, keyText := leaktest.SSHKey(t)
 	check := leaktest.New(t, token, wrong, key, keyText)
-	root := t.TempDir()
-	r := githttp.NewRepo(t, filepath.Join(root, "net.git"))
-	r.Commit("one", map[string]string{"main.tf": "# one\n"})
-	r.Tag("v1.0.0")
-	srv := githttp.NewServer(t, root, githttp.Options{Username: "alice", Password: token})
+	srv := gittest.New(t, gittest.Options{Auth: &gittest.BasicAuth{Username: "alice", Password: token}})
+	if _, err := srv.Repo("net", gittest.Commit{Files: map[string]string{"main.tf": "# one\n"}, Tags: []string{"v1.0.0"}}); err != nil {
+		t.Fatal(err)
+	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o ConnectTimeout=5")
 	for name, src := range map[string]string{
-		"refused password": "git::" + srv.URLWithCredentials("alice", wrong) + "/net.git?ref=v1.0.0",
+		"refused password": "git::" + srv.LoopbackURLWithCredentials("alice", wrong) + "/net.git?ref=v1.0.0",
 		"unreachable host": "git::http://alice:" + token + "@127.0.0.1:1/net.git?ref=v1.0.0",
 		"ssh key":          "git::ssh://git@127.0.0.1:1/net.git?ref=v1.0.0&sshkey=" + key,
 	} {

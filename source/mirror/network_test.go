@@ -22,6 +22,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 	"github.com/tflock/tflock/source/mirror"
 	"github.com/tflock/tflock/source/sourcetest"
 )
@@ -416,7 +417,7 @@ func (s *mirrorServer) archiveRequests() int {
 // at 60 s), and one that stalls fails after the idle timeout, once.
 func TestNetworkSlowDownload(t *testing.T) {
 	// The provider the test mirror serves, on the default host.
-	pkg := ppkg(source.DefaultProviderHost+"/hashicorp/null", "2.0.0", "linux_amd64")
+	pkg := ppkg(address.DefaultRegistryHost+"/hashicorp/null", "2.0.0", "linux_amd64")
 	opts := func(s *mirrorServer) mirror.NetworkOptions {
 		return mirror.NetworkOptions{URL: s.URL + "/mirror", Client: s.Client(),
 			RequestTimeout: time.Second, IdleTimeout: 5 * time.Second, MinBackoff: time.Millisecond}

@@ -721,118 +721,31 @@ func (s *Source) fetchProvider(ctx context.Context, p source.ProviderPackage, di
 // or hands it over unextracted when handOver is set (FetchArchive).
 // verify, called once the package is downloaded and before anything else
 // is done with it, checks the metadata against the signed checksums.
-func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, handOver bool, verify func() error) (_ *source.Fetched, err error) {
-	keep := false // the archive is handed over still downloading
-	var stage string
-	var tmp *os.File
+func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, handOver bool, verify func() error) (*source.Fetched, error) {
 	if handOver {
-		if tmp, err = fsutil.ArchiveFile(dir); err != nil {
-			return nil, err
-		}
-		defer func() {
-			if keep {
-				return // the pending archive's (it closes or removes it)
-			}
-			tmp.Close()
-			if err != nil {
-				os.Remove(tmp.Name())
-			}
-		}()
-	} else {
-		var done func()
-		if stage, tmp, done, err = stageDownload(dir, ".download-*.zip"); err != nil {
-			return nil, err
-		}
-		defer done()
+		return s.downloadZipArchive(ctx, pkg, m, dir, verify)
 	}
-	var h hash.Hash
-	var handedOver atomic.Bool // the caller checks the zh: of what it reads
-	pr := s.newProgress(ctx, pkg)
-	sum := writerFunc(func(b []byte) (int, error) {
-		if handedOver.Load() {
-			return len(b), nil
-		}
-		return h.Write(b)
-	})
-	req := request{url: m.downloadURL, started: pr.start}
-	reset := func() { h = sha256.New() }
-	var n int64
-	if handOver {
-		// A large archive is handed over while it downloads
-		// (httpx.Stream.Pending), once the signed checksums list it.
-		dctx, stop := context.WithCancel(ctx)
-		st := s.c.startDownload(dctx, req, tmp, io.MultiWriter(sum, pr), reset)
-		if size, ok := st.Size(); ok {
-			if err := verify(); err != nil {
-				stop()
-				st.Wait()
-				return nil, err
-			}
-			if d, ok := m.packages[m.platform]; ok && d.size > 0 && d.size != size {
-				stop()
-				st.Wait()
-				return nil, fmt.Errorf("%w: %s is %d bytes, but the registry reports %d", source.ErrChecksumMismatch, redact(m.downloadURL), size, d.size)
-			}
-			handedOver.Store(true)
-			keep = true
-			return &source.Fetched{
-				Location: redact(m.downloadURL),
-				Size:     size,
-				Hashes:   append([]tfhash.Hash{m.shasum}, statedH1(m)...),
-				Archive:  tmp.Name(),
-				Pending:  st.Pending(tmp, stop, func() { pr.finish(redact(m.downloadURL)) }),
-				Limits:   s.o.Limits,
-			}, nil
-		}
-		n, err = st.Wait()
-		stop()
-		if err != nil {
-			return nil, err
-		}
-	} else if n, err = s.c.download(ctx, req, tmp, io.MultiWriter(sum, pr), reset); err != nil {
+	stage, tmp, done, err := stageDownload(dir, ".download-*.zip")
+	if err != nil {
 		return nil, err
 	}
-	pr.finish(redact(m.downloadURL))
-	if err := verify(); err != nil {
+	defer done()
+	d := s.newZipDownload(ctx, pkg, m)
+	n, err := s.c.download(ctx, d.req, tmp, d.writer(), d.reset)
+	if err != nil {
 		return nil, err
 	}
-	var digest [32]byte
-	h.Sum(digest[:0])
-	zh := tfhash.NewHash(tfhash.SchemeZH, digest)
-	if zh != m.shasum {
-		return nil, fmt.Errorf("%w: %s has checksum %s, but the registry reports %s", source.ErrChecksumMismatch, redact(m.downloadURL), zh, m.shasum)
-	}
-	if d, ok := m.packages[m.platform]; ok && d.size > 0 && d.size != n {
-		return nil, fmt.Errorf("%w: %s is %d bytes, but the registry reports %d", source.ErrChecksumMismatch, redact(m.downloadURL), n, d.size)
-	}
-	statedH1 := statedH1(m)
-	if handOver {
-		// The caller (the cache) extracts and hashes the archive in one
-		// read, and checks the h1: stated here against what it computes.
-		if err := tmp.Close(); err != nil {
-			return nil, err
-		}
-		return &source.Fetched{
-			Location: redact(m.downloadURL),
-			Size:     n,
-			Hashes:   append([]tfhash.Hash{zh}, statedH1...),
-			Archive:  tmp.Name(),
-			Limits:   s.o.Limits,
-		}, nil
+	zh, err := d.check(n, verify)
+	if err != nil {
+		return nil, err
 	}
 	content := stage + "/pkg"
 	if err := os.Mkdir(content, 0o755); err != nil {
 		return nil, err
 	}
-	if err := archive.ExtractZip(ctx, tmp, n, content, archive.Options{Limits: s.o.Limits, Symlinks: true}); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.resp.Filename, err)
-	}
-	h1, err := tfhash.Options{}.H1Dir(ctx, content)
+	h1, err := s.extractZip(ctx, m, tmp, n, content)
 	if err != nil {
-		return nil, fmt.Errorf("hashing %s: %w", m.resp.Filename, err)
-	}
-	if len(statedH1) > 0 && !slices.Contains(statedH1, h1) {
-		return nil, fmt.Errorf("%w: the contents of %s hash to %s, but the registry reports %s", source.ErrChecksumMismatch, m.resp.Filename, h1, statedH1[0])
+		return nil, err
 	}
 	if err := commitDir(content, dir); err != nil {
 		return nil, err
@@ -843,6 +756,150 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 		Size:     n,
 		Hashes:   []tfhash.Hash{h1, zh},
 	}, nil
+}
+
+// downloadZipArchive downloads the package of m into an archive file in dir
+// and hands it over unextracted: a large archive while it still
+// downloads, once the signed checksums list it (httpx.Stream.Pending);
+// the caller (the cache) then checks its zh: as it reads it. verify is as
+// for downloadZip.
+func (s *Source) downloadZipArchive(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, verify func() error) (_ *source.Fetched, err error) {
+	tmp, err := fsutil.ArchiveFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	keep := false // the archive is handed over still downloading
+	defer func() {
+		if keep {
+			return // the pending archive's (it closes or removes it)
+		}
+		tmp.Close()
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	d := s.newZipDownload(ctx, pkg, m)
+	dctx, stop := context.WithCancel(ctx)
+	st := s.c.startDownload(dctx, d.req, tmp, d.writer(), d.reset)
+	if size, ok := st.Size(); ok {
+		if err := d.checkPending(size, verify); err != nil {
+			stop()
+			st.Wait()
+			return nil, err
+		}
+		d.handedOver.Store(true)
+		keep = true
+		return &source.Fetched{
+			Location: redact(m.downloadURL),
+			Size:     size,
+			Hashes:   append([]tfhash.Hash{m.shasum}, statedH1(m)...),
+			Archive:  tmp.Name(),
+			Pending:  st.Pending(tmp, stop, func() { d.pr.finish(redact(m.downloadURL)) }),
+			Limits:   s.o.Limits,
+		}, nil
+	}
+	n, err := st.Wait()
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	zh, err := d.check(n, verify)
+	if err != nil {
+		return nil, err
+	}
+	// The caller (the cache) extracts and hashes the archive in one
+	// read, and checks the h1: stated here against what it computes.
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	return &source.Fetched{
+		Location: redact(m.downloadURL),
+		Size:     n,
+		Hashes:   append([]tfhash.Hash{zh}, statedH1(m)...),
+		Archive:  tmp.Name(),
+		Limits:   s.o.Limits,
+	}, nil
+}
+
+// zipDownload is one download of a provider package: its request, its
+// progress, and the SHA-256 of the bytes received.
+type zipDownload struct {
+	m          *downloadMeta
+	req        request
+	pr         *progress
+	h          hash.Hash   // set by reset, which each (re)start of the download calls
+	handedOver atomic.Bool // the caller checks the zh: of what it reads
+}
+
+// newZipDownload starts the record of the download of the package of m.
+func (s *Source) newZipDownload(ctx context.Context, pkg source.Package, m *downloadMeta) *zipDownload {
+	pr := s.newProgress(ctx, pkg)
+	return &zipDownload{m: m, req: request{url: m.downloadURL, started: pr.start}, pr: pr}
+}
+
+// reset starts the digest afresh, when the download (re)starts.
+func (d *zipDownload) reset() { d.h = sha256.New() }
+
+// writer is where the download writes what it receives besides the file:
+// the digest (until the archive is handed over) and the progress.
+func (d *zipDownload) writer() io.Writer {
+	sum := writerFunc(func(b []byte) (int, error) {
+		if d.handedOver.Load() {
+			return len(b), nil
+		}
+		return d.h.Write(b)
+	})
+	return io.MultiWriter(sum, d.pr)
+}
+
+// checkPending checks an archive about to be handed over while it
+// downloads: the signed checksums (verify), and its size against the
+// registry's.
+func (d *zipDownload) checkPending(size int64, verify func() error) error {
+	if err := verify(); err != nil {
+		return err
+	}
+	if p, ok := d.m.packages[d.m.platform]; ok && p.size > 0 && p.size != size {
+		return fmt.Errorf("%w: %s is %d bytes, but the registry reports %d", source.ErrChecksumMismatch, redact(d.m.downloadURL), size, p.size)
+	}
+	return nil
+}
+
+// check finishes a complete download of n bytes: it reports the end of
+// the progress, checks the signed checksums (verify), and the archive's
+// SHA-256 and size against the registry's. It returns the archive's zh:.
+func (d *zipDownload) check(n int64, verify func() error) (tfhash.Hash, error) {
+	d.pr.finish(redact(d.m.downloadURL))
+	if err := verify(); err != nil {
+		return "", err
+	}
+	var digest [32]byte
+	d.h.Sum(digest[:0])
+	zh := tfhash.NewHash(tfhash.SchemeZH, digest)
+	if zh != d.m.shasum {
+		return "", fmt.Errorf("%w: %s has checksum %s, but the registry reports %s", source.ErrChecksumMismatch, redact(d.m.downloadURL), zh, d.m.shasum)
+	}
+	if p, ok := d.m.packages[d.m.platform]; ok && p.size > 0 && p.size != n {
+		return "", fmt.Errorf("%w: %s is %d bytes, but the registry reports %d", source.ErrChecksumMismatch, redact(d.m.downloadURL), n, p.size)
+	}
+	return zh, nil
+}
+
+// extractZip extracts the downloaded archive tmp of n bytes into content
+// and returns the h1: of the tree, which must be one the registry states
+// if it states any.
+func (s *Source) extractZip(ctx context.Context, m *downloadMeta, tmp *os.File, n int64, content string) (tfhash.Hash, error) {
+	if err := archive.ExtractZip(ctx, tmp, n, content, archive.Options{Limits: s.o.Limits, Symlinks: true}); err != nil {
+		return "", fmt.Errorf("%s: %w", m.resp.Filename, err)
+	}
+	h1, err := tfhash.Options{}.H1Dir(ctx, content)
+	if err != nil {
+		return "", fmt.Errorf("hashing %s: %w", m.resp.Filename, err)
+	}
+	if stated := statedH1(m); len(stated) > 0 && !slices.Contains(stated, h1) {
+		return "", fmt.Errorf("%w: the contents of %s hash to %s, but the registry reports %s", source.ErrChecksumMismatch, m.resp.Filename, h1, stated[0])
+	}
+	return h1, nil
 }
 
 // statedH1 returns the h1: hashes the registry states for m's package.

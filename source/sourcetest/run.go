@@ -94,233 +94,262 @@ func Run(t *testing.T, src source.Source, c Cases) {
 	}
 	ctx := context.Background()
 
-	t.Run("Versions", func(t *testing.T) {
-		for _, pkg := range c.Known {
-			list, err := src.Versions(ctx, pkg)
-			if c.Unlisted {
-				if !errors.Is(err, source.ErrVersionNotFound) {
-					t.Errorf("Versions(%s) of an unlisted package: got %v, %v; want an error wrapping source.ErrVersionNotFound", pkg, versionStrings(list), err)
-				}
-				checkErrorContext(t, "Versions", pkg, err)
-				continue
-			}
-			if err != nil {
-				t.Errorf("Versions(%s): %v", pkg, err)
-				continue
-			}
-			if !sortedStrictly(list) {
-				t.Errorf("Versions(%s) is not sorted ascending without duplicates: %v", pkg, versionStrings(list))
-			}
-			if v := versionOf(pkg); !v.IsZero() && !slices.ContainsFunc(list, func(a source.Available) bool { return a.Version == v }) {
-				t.Errorf("Versions(%s) = %v, which lacks the known version %s", pkg, versionStrings(list), v)
-			}
-			if p, ok := pkg.(source.ProviderPackage); ok {
-				for _, a := range list {
-					if a.Version == p.Version && a.Platforms != nil && !slices.Contains(a.Platforms, p.Platform) {
-						t.Errorf("Versions(%s): version %s lists platforms %v, which lack the known %s", pkg, a.Version, a.Platforms, p.Platform)
-					}
-				}
-			}
-		}
-		for _, pkg := range unknown {
-			_, err := src.Versions(ctx, pkg)
-			if !errors.Is(err, source.ErrNotFound) {
-				t.Errorf("Versions(%s) of an unknown package: got error %v, want one wrapping source.ErrNotFound", pkg, err)
-			}
-			checkErrorContext(t, "Versions", pkg, err)
-		}
-	})
-
-	t.Run("Fetch", func(t *testing.T) {
-		for i, pkg := range c.Known {
-			dir := filepath.Join(t.TempDir(), fmt.Sprintf("pkg%d", i))
-			got, err := src.Fetch(ctx, pkg, dir)
-			if err != nil {
-				t.Errorf("Fetch(%s): %v", pkg, err)
-				continue
-			}
-			checkFetched(t, pkg, dir, got, c.WantH1[pkg.String()])
-		}
-	})
-
-	t.Run("ThroughCache", func(t *testing.T) {
-		// Asked with source.FetchArchive (as a cache fill asks), an
-		// ArchiveFetcher may hand over its archive; what the cache
-		// stores from it must be what a plain Fetch extracts: the same
-		// h1:.
-		for i, pkg := range c.Known {
-			dir := filepath.Join(t.TempDir(), fmt.Sprintf("plain%d", i))
-			plain, err := src.Fetch(ctx, pkg, dir)
-			if err != nil {
-				t.Errorf("Fetch(%s): %v", pkg, err)
-				continue
-			}
-			_, isModule := pkg.(source.ModulePackage)
-			want, err := hash.Options{Module: isModule}.H1Dir(ctx, plain.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cc, err := cache.Open(t.TempDir(), cache.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, _, err := cc.Fill(ctx, pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
-				return source.FetchArchive(ctx, src, pkg, dir)
-			})
-			if err != nil {
-				t.Errorf("Fill(%s) through the cache: %v", pkg, err)
-				continue
-			}
-			if e.H1 != want {
-				t.Errorf("Fill(%s): the cache stored %s, a plain Fetch extracts %s", pkg, e.H1, want)
-			}
-			if got, err := (hash.Options{Module: isModule}).H1Dir(ctx, e.Dir); err != nil || got != e.H1 {
-				t.Errorf("Fill(%s): the stored tree hashes to %s (%v), its name is %s", pkg, got, err, e.H1)
-			}
-		}
-	})
-
-	t.Run("FetchIntoEmptyExistingDir", func(t *testing.T) {
-		dir := t.TempDir()
-		got, err := src.Fetch(ctx, c.Known[0], dir)
-		if err != nil {
-			t.Fatalf("Fetch(%s) into an existing empty directory: %v", c.Known[0], err)
-		}
-		checkFetched(t, c.Known[0], dir, got, c.WantH1[c.Known[0].String()])
-	})
-
-	t.Run("FetchIntoNonEmptyDir", func(t *testing.T) {
-		// The caller broke the contract; the source must not destroy what
-		// is already there, whether or not it reports an error.
-		dir := t.TempDir()
-		keep := filepath.Join(dir, "keep.txt")
-		if err := os.WriteFile(keep, []byte("user data"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, _ = src.Fetch(ctx, c.Known[0], dir)
-		if b, err := os.ReadFile(keep); err != nil || string(b) != "user data" {
-			t.Errorf("Fetch(%s) into a non-empty directory destroyed an existing file (%v)", c.Known[0], err)
-		}
-	})
-
-	t.Run("FetchMissing", func(t *testing.T) {
-		type miss struct {
-			pkg  source.Package
-			want error
-		}
-		var misses []miss
-		for _, pkg := range unknown {
-			misses = append(misses, miss{withSomeVersion(pkg, c.Known), source.ErrNotFound})
-		}
-		if c.MissingVersion != nil {
-			misses = append(misses, miss{c.MissingVersion, source.ErrVersionNotFound})
-		}
-		if c.MissingPlatform != nil {
-			misses = append(misses, miss{c.MissingPlatform, source.ErrPlatformNotSupported})
-		}
-		for i, m := range misses {
-			dir := filepath.Join(t.TempDir(), fmt.Sprintf("miss%d", i))
-			got, err := src.Fetch(ctx, m.pkg, dir)
-			if !errors.Is(err, m.want) {
-				t.Errorf("Fetch(%s): got %v, %v; want an error wrapping %v", m.pkg, got, err, m.want)
-			}
-			checkErrorContext(t, "Fetch", m.pkg, err)
-			checkNothingLeft(t, dir, m.pkg)
-		}
-		if c.MissingVersion != nil && !c.Unlisted {
-			if list, err := src.Versions(ctx, c.MissingVersion); err != nil {
-				t.Errorf("Versions(%s) of a known package: %v", c.MissingVersion, err)
-			} else if v := versionOf(c.MissingVersion); slices.ContainsFunc(list, func(a source.Available) bool { return a.Version == v }) {
-				t.Errorf("Cases.MissingVersion %s: Versions lists that version", c.MissingVersion)
-			}
-		}
-	})
-
-	t.Run("Cancelled", func(t *testing.T) {
-		cctx, cancel := context.WithCancel(ctx)
-		cancel()
-		if _, err := src.Versions(cctx, c.Known[0]); !c.Unlisted && !errors.Is(err, context.Canceled) {
-			t.Errorf("Versions with a cancelled context: got error %v, want one wrapping context.Canceled", err)
-		}
-		dir := filepath.Join(t.TempDir(), "cancelled")
-		if _, err := src.Fetch(cctx, c.Known[0], dir); !errors.Is(err, context.Canceled) {
-			t.Errorf("Fetch with a cancelled context: got error %v, want one wrapping context.Canceled", err)
-		}
-		checkNothingLeft(t, dir, c.Known[0])
-	})
-
-	t.Run("Concurrent", func(t *testing.T) {
-		n := c.Concurrency
-		if n <= 0 {
-			n = 8
-		}
-		base := t.TempDir()
-		var want []source.Available
-		if !c.Unlisted {
-			var err error
-			if want, err = src.Versions(ctx, c.Known[0]); err != nil {
-				t.Fatalf("Versions(%s): %v", c.Known[0], err)
-			}
-		}
-		var wg sync.WaitGroup
-		errs := make(chan error, 2*n)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				pkg := c.Known[i%len(c.Known)]
-				if !c.Unlisted {
-					list, err := src.Versions(ctx, c.Known[0])
-					if err != nil {
-						errs <- fmt.Errorf("Versions(%s): %v", c.Known[0], err)
-					} else if !slices.Equal(versionStrings(list), versionStrings(want)) {
-						errs <- fmt.Errorf("concurrent Versions(%s) = %v, want %v", c.Known[0], versionStrings(list), versionStrings(want))
-					}
-				}
-				dir := filepath.Join(base, fmt.Sprintf("c%d", i))
-				got, err := src.Fetch(ctx, pkg, dir)
-				if err != nil {
-					errs <- fmt.Errorf("concurrent Fetch(%s): %v", pkg, err)
-					return
-				}
-				if h, err := dirhash.HashDir(dir, "", dirhash.Hash1); err != nil || !slices.Contains(got.Hashes, hash.Hash(h)) {
-					errs <- fmt.Errorf("concurrent Fetch(%s): hashes %v do not include the directory's %s (%v)", pkg, got.Hashes, h, err)
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
-	})
-
+	t.Run("Versions", func(t *testing.T) { checkVersions(ctx, t, src, c, unknown) })
+	t.Run("Fetch", func(t *testing.T) { checkFetch(ctx, t, src, c, unknown) })
+	t.Run("ThroughCache", func(t *testing.T) { checkThroughCache(ctx, t, src, c, unknown) })
+	t.Run("FetchIntoEmptyExistingDir", func(t *testing.T) { checkFetchIntoEmptyExistingDir(ctx, t, src, c, unknown) })
+	t.Run("FetchIntoNonEmptyDir", func(t *testing.T) { checkFetchIntoNonEmptyDir(ctx, t, src, c, unknown) })
+	t.Run("FetchMissing", func(t *testing.T) { checkFetchMissing(ctx, t, src, c, unknown) })
+	t.Run("Cancelled", func(t *testing.T) { checkCancelled(ctx, t, src, c, unknown) })
+	t.Run("Concurrent", func(t *testing.T) { checkConcurrent(ctx, t, src, c, unknown) })
 	if cr, ok := src.(source.ChecksumReporter); ok {
-		t.Run("Checksums", func(t *testing.T) {
-			for _, pkg := range c.Known {
-				recs, err := cr.Checksums(ctx, pkg)
-				if err != nil {
-					t.Errorf("Checksums(%s): %v", pkg, err)
-					continue
-				}
-				for _, r := range recs {
-					if _, err := hash.ParseHash(string(r.Hash)); err != nil {
-						t.Errorf("Checksums(%s): %v", pkg, err)
-					}
-				}
-			}
-			for _, pkg := range unknown {
-				_, err := cr.Checksums(ctx, withSomeVersion(pkg, c.Known))
-				if !errors.Is(err, source.ErrNotFound) {
-					t.Errorf("Checksums(%s) of an unknown package: got error %v, want one wrapping source.ErrNotFound", pkg, err)
-				}
-				checkErrorContext(t, "Checksums", pkg, err)
-			}
-		})
+		t.Run("Checksums", func(t *testing.T) { checkChecksums(ctx, t, cr, c, unknown) })
 	}
 
 	if af, ok := src.(source.ArchiveFetcher); ok {
 		t.Run("FetchArchive", func(t *testing.T) { checkFetchArchive(ctx, t, af, c.Known, unknown) })
+	}
+}
+
+// checkVersions checks Versions: a known package lists its known version
+// (and platform), sorted and without duplicates; an unknown one fails with
+// an error wrapping source.ErrNotFound (source.ErrVersionNotFound for an
+// unlisted source).
+func checkVersions(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
+	for _, pkg := range c.Known {
+		list, err := src.Versions(ctx, pkg)
+		if c.Unlisted {
+			if !errors.Is(err, source.ErrVersionNotFound) {
+				t.Errorf("Versions(%s) of an unlisted package: got %v, %v; want an error wrapping source.ErrVersionNotFound", pkg, versionStrings(list), err)
+			}
+			checkErrorContext(t, "Versions", pkg, err)
+			continue
+		}
+		if err != nil {
+			t.Errorf("Versions(%s): %v", pkg, err)
+			continue
+		}
+		if !sortedStrictly(list) {
+			t.Errorf("Versions(%s) is not sorted ascending without duplicates: %v", pkg, versionStrings(list))
+		}
+		if v := versionOf(pkg); !v.IsZero() && !slices.ContainsFunc(list, func(a source.Available) bool { return a.Version == v }) {
+			t.Errorf("Versions(%s) = %v, which lacks the known version %s", pkg, versionStrings(list), v)
+		}
+		if p, ok := pkg.(source.ProviderPackage); ok {
+			for _, a := range list {
+				if a.Version == p.Version && a.Platforms != nil && !slices.Contains(a.Platforms, p.Platform) {
+					t.Errorf("Versions(%s): version %s lists platforms %v, which lack the known %s", pkg, a.Version, a.Platforms, p.Platform)
+				}
+			}
+		}
+	}
+	for _, pkg := range unknown {
+		_, err := src.Versions(ctx, pkg)
+		if !errors.Is(err, source.ErrNotFound) {
+			t.Errorf("Versions(%s) of an unknown package: got error %v, want one wrapping source.ErrNotFound", pkg, err)
+		}
+		checkErrorContext(t, "Versions", pkg, err)
+	}
+}
+
+// checkFetch checks that Fetch of each known package extracts the tree its
+// hashes name.
+func checkFetch(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
+	for i, pkg := range c.Known {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("pkg%d", i))
+		got, err := src.Fetch(ctx, pkg, dir)
+		if err != nil {
+			t.Errorf("Fetch(%s): %v", pkg, err)
+			continue
+		}
+		checkFetched(t, pkg, dir, got, c.WantH1[pkg.String()])
+	}
+}
+
+// checkThroughCache checks that a package fetched through the cache (asked
+// with source.FetchArchive, as a cache fill asks: an ArchiveFetcher may
+// hand over its archive) is stored as the tree a plain Fetch extracts: the
+// same h1:.
+func checkThroughCache(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
+	for i, pkg := range c.Known {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("plain%d", i))
+		plain, err := src.Fetch(ctx, pkg, dir)
+		if err != nil {
+			t.Errorf("Fetch(%s): %v", pkg, err)
+			continue
+		}
+		_, isModule := pkg.(source.ModulePackage)
+		want, err := hash.Options{Module: isModule}.H1Dir(ctx, plain.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := cache.Open(t.TempDir(), cache.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _, err := cc.Fill(ctx, pkg, nil, func(ctx context.Context, dir string) (*source.Fetched, error) {
+			return source.FetchArchive(ctx, src, pkg, dir)
+		})
+		if err != nil {
+			t.Errorf("Fill(%s) through the cache: %v", pkg, err)
+			continue
+		}
+		if e.H1 != want {
+			t.Errorf("Fill(%s): the cache stored %s, a plain Fetch extracts %s", pkg, e.H1, want)
+		}
+		if got, err := (hash.Options{Module: isModule}).H1Dir(ctx, e.Dir); err != nil || got != e.H1 {
+			t.Errorf("Fill(%s): the stored tree hashes to %s (%v), its name is %s", pkg, got, err, e.H1)
+		}
+	}
+}
+
+// checkFetchIntoEmptyExistingDir checks that Fetch accepts an existing empty
+// destination.
+func checkFetchIntoEmptyExistingDir(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
+	dir := t.TempDir()
+	got, err := src.Fetch(ctx, c.Known[0], dir)
+	if err != nil {
+		t.Fatalf("Fetch(%s) into an existing empty directory: %v", c.Known[0], err)
+	}
+	checkFetched(t, c.Known[0], dir, got, c.WantH1[c.Known[0].String()])
+}
+
+// checkFetchIntoNonEmptyDir checks that Fetch into a non-empty destination
+// destroys nothing there.
+func checkFetchIntoNonEmptyDir(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
+	// The caller broke the contract; the source must not destroy what
+	// is already there, whether or not it reports an error.
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "keep.txt")
+	if err := os.WriteFile(keep, []byte("user data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = src.Fetch(ctx, c.Known[0], dir)
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "user data" {
+		t.Errorf("Fetch(%s) into a non-empty directory destroyed an existing file (%v)", c.Known[0], err)
+	}
+}
+
+// checkFetchMissing checks that Fetch of an unknown package, a missing
+// version or a missing platform fails with the matching error and leaves
+// nothing behind.
+func checkFetchMissing(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
+	type miss struct {
+		pkg  source.Package
+		want error
+	}
+	var misses []miss
+	for _, pkg := range unknown {
+		misses = append(misses, miss{withSomeVersion(pkg, c.Known), source.ErrNotFound})
+	}
+	if c.MissingVersion != nil {
+		misses = append(misses, miss{c.MissingVersion, source.ErrVersionNotFound})
+	}
+	if c.MissingPlatform != nil {
+		misses = append(misses, miss{c.MissingPlatform, source.ErrPlatformNotSupported})
+	}
+	for i, m := range misses {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("miss%d", i))
+		got, err := src.Fetch(ctx, m.pkg, dir)
+		if !errors.Is(err, m.want) {
+			t.Errorf("Fetch(%s): got %v, %v; want an error wrapping %v", m.pkg, got, err, m.want)
+		}
+		checkErrorContext(t, "Fetch", m.pkg, err)
+		checkNothingLeft(t, dir, m.pkg)
+	}
+	if c.MissingVersion != nil && !c.Unlisted {
+		if list, err := src.Versions(ctx, c.MissingVersion); err != nil {
+			t.Errorf("Versions(%s) of a known package: %v", c.MissingVersion, err)
+		} else if v := versionOf(c.MissingVersion); slices.ContainsFunc(list, func(a source.Available) bool { return a.Version == v }) {
+			t.Errorf("Cases.MissingVersion %s: Versions lists that version", c.MissingVersion)
+		}
+	}
+}
+
+// checkCancelled checks that a cancelled context stops Versions and Fetch,
+// leaving nothing behind.
+func checkCancelled(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := src.Versions(cctx, c.Known[0]); !c.Unlisted && !errors.Is(err, context.Canceled) {
+		t.Errorf("Versions with a cancelled context: got error %v, want one wrapping context.Canceled", err)
+	}
+	dir := filepath.Join(t.TempDir(), "cancelled")
+	if _, err := src.Fetch(cctx, c.Known[0], dir); !errors.Is(err, context.Canceled) {
+		t.Errorf("Fetch with a cancelled context: got error %v, want one wrapping context.Canceled", err)
+	}
+	checkNothingLeft(t, dir, c.Known[0])
+}
+
+// checkConcurrent checks that concurrent Versions and Fetch calls agree with
+// each other.
+func checkConcurrent(ctx context.Context, t *testing.T, src source.Source, c Cases, unknown []source.Package) {
+	n := c.Concurrency
+	if n <= 0 {
+		n = 8
+	}
+	base := t.TempDir()
+	var want []source.Available
+	if !c.Unlisted {
+		var err error
+		if want, err = src.Versions(ctx, c.Known[0]); err != nil {
+			t.Fatalf("Versions(%s): %v", c.Known[0], err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pkg := c.Known[i%len(c.Known)]
+			if !c.Unlisted {
+				list, err := src.Versions(ctx, c.Known[0])
+				if err != nil {
+					errs <- fmt.Errorf("Versions(%s): %v", c.Known[0], err)
+				} else if !slices.Equal(versionStrings(list), versionStrings(want)) {
+					errs <- fmt.Errorf("concurrent Versions(%s) = %v, want %v", c.Known[0], versionStrings(list), versionStrings(want))
+				}
+			}
+			dir := filepath.Join(base, fmt.Sprintf("c%d", i))
+			got, err := src.Fetch(ctx, pkg, dir)
+			if err != nil {
+				errs <- fmt.Errorf("concurrent Fetch(%s): %v", pkg, err)
+				return
+			}
+			if h, err := dirhash.HashDir(dir, "", dirhash.Hash1); err != nil || !slices.Contains(got.Hashes, hash.Hash(h)) {
+				errs <- fmt.Errorf("concurrent Fetch(%s): hashes %v do not include the directory's %s (%v)", pkg, got.Hashes, h, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// checkChecksums checks a ChecksumReporter: parseable hashes for a known
+// package, source.ErrNotFound for an unknown one.
+func checkChecksums(ctx context.Context, t *testing.T, cr source.ChecksumReporter, c Cases, unknown []source.Package) {
+	for _, pkg := range c.Known {
+		recs, err := cr.Checksums(ctx, pkg)
+		if err != nil {
+			t.Errorf("Checksums(%s): %v", pkg, err)
+			continue
+		}
+		for _, r := range recs {
+			if _, err := hash.ParseHash(string(r.Hash)); err != nil {
+				t.Errorf("Checksums(%s): %v", pkg, err)
+			}
+		}
+	}
+	for _, pkg := range unknown {
+		_, err := cr.Checksums(ctx, withSomeVersion(pkg, c.Known))
+		if !errors.Is(err, source.ErrNotFound) {
+			t.Errorf("Checksums(%s) of an unknown package: got error %v, want one wrapping source.ErrNotFound", pkg, err)
+		}
+		checkErrorContext(t, "Checksums", pkg, err)
 	}
 }
 

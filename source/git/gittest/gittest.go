@@ -15,6 +15,14 @@
 // random port, so that lock files written against them are stable. Git
 // reaches that name through an HTTP proxy the server also runs: start the
 // git source with [Server.SourceOptions]; Go code uses [Server.Client].
+//
+// The same repositories are also served over plain HTTP on a loopback
+// address ([Server.LoopbackURL]), for a program that cannot be given the
+// proxy and the certificate (tofu, a command-line tool under test). With
+// [Options.Root], the server serves repositories a test made itself (with
+// [Git] or [Run]) instead of those made by [Server.Repo].
+//
+// It is tflock's one git smart-HTTP test server.
 package gittest
 
 import (
@@ -31,6 +39,7 @@ import (
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +48,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tflock/tflock/internal/testcert"
 	"github.com/tflock/tflock/source/git"
@@ -65,6 +75,15 @@ type Options struct {
 	// GitPath is the git executable that makes the repositories and
 	// serves them. Default: "git", looked up in PATH.
 	GitPath string
+	// Latency, when positive, delays every request by that long before
+	// it is answered: a remote host's round trip, for benchmarks.
+	// Default 0: none.
+	Latency time.Duration
+	// Root, when set, is the directory of the repositories served: the
+	// repository in ROOT/PATH is at URL/PATH, and [Server.Repo] makes its
+	// repositories there too. The server leaves it in place. Default: a
+	// directory of the server's own, removed by Close.
+	Root string
 }
 
 // Server is a running git server.
@@ -73,13 +92,15 @@ type Server struct {
 	Host string
 
 	git      string
+	dir      string // the server's own directory (the certificate; the repositories without Options.Root)
 	root     string // the repositories, ROOT/NAME.git
 	caFile   string // the certificate, PEM, for git's http.sslCAInfo
-	own      bool   // root was made by Start and is removed by Close
 	auth     *BasicAuth
 	tls      *httptest.Server
 	proxy    *httptest.Server
+	plain    *httptest.Server // the loopback server, plain HTTP
 	requests atomic.Int64
+	refused  atomic.Int64
 
 	mu    sync.Mutex
 	repos map[string]*Repo
@@ -113,10 +134,10 @@ func Start(opts Options) (_ *Server, err error) {
 		return nil, fmt.Errorf("%w: %v", ErrNoGit, err)
 	}
 	s := &Server{Host: cmp.Or(opts.Host, DefaultHost), git: git, auth: opts.Auth, repos: map[string]*Repo{}}
-	if s.root, err = os.MkdirTemp("", "gittest-"); err != nil {
+	if s.dir, err = os.MkdirTemp("", "gittest-"); err != nil {
 		return nil, fmt.Errorf("gittest: %w", err)
 	}
-	s.own = true
+	s.root = cmp.Or(opts.Root, filepath.Join(s.dir, "repos"))
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -126,16 +147,16 @@ func Start(opts Options) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("gittest: certificate: %w", err)
 	}
-	s.caFile = filepath.Join(s.root, "ca.pem")
+	s.caFile = filepath.Join(s.dir, "ca.pem")
 	if err := os.WriteFile(s.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o644); err != nil {
 		return nil, fmt.Errorf("gittest: %w", err)
 	}
 	backend := &cgi.Handler{
 		Path: git,
 		Args: []string{"http-backend"},
-		Dir:  s.root,
+		Dir:  s.dir,
 		Env: []string{
-			"GIT_PROJECT_ROOT=" + filepath.Join(s.root, "repos"),
+			"GIT_PROJECT_ROOT=" + s.root,
 			"GIT_HTTP_EXPORT_ALL=1",
 			"GIT_CONFIG_NOSYSTEM=1",
 			"GIT_CONFIG_GLOBAL=" + os.DevNull,
@@ -143,36 +164,47 @@ func Start(opts Options) (_ *Server, err error) {
 		Logger: log.New(io.Discard, "", 0),
 		Stderr: io.Discard,
 	}
-	s.tls = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
+		if opts.Latency > 0 {
+			time.Sleep(opts.Latency)
+		}
 		if s.auth != nil {
 			u, p, ok := r.BasicAuth()
 			if !ok || u != s.auth.Username || p != s.auth.Password {
+				s.refused.Add(1)
 				w.Header().Set("WWW-Authenticate", `Basic realm="gittest"`)
 				http.Error(w, "authentication required", http.StatusUnauthorized)
 				return
 			}
 		}
 		backend.ServeHTTP(w, r)
-	}))
+	})
+	s.tls = httptest.NewUnstartedServer(serve)
 	s.tls.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	s.tls.Config.ErrorLog = log.New(io.Discard, "", 0)
 	s.tls.StartTLS()
 	s.proxy = httptest.NewServer(http.HandlerFunc(s.connect))
 	s.proxy.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.plain = httptest.NewUnstartedServer(serve)
+	s.plain.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.plain.Start()
 	return s, nil
 }
 
 // Close stops the server and removes the repositories.
 func (s *Server) Close() {
+	if s.plain != nil {
+		s.plain.Close()
+	}
 	if s.proxy != nil {
 		s.proxy.Close()
 	}
 	if s.tls != nil {
 		s.tls.Close()
 	}
-	if s.own {
-		_ = os.RemoveAll(s.root)
+	if s.dir != "" {
+		_ = os.RemoveAll(s.dir)
 	}
 }
 
@@ -201,8 +233,36 @@ func (s *Server) Client() *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// Requests returns the number of HTTP requests the server has answered.
+// Requests returns the number of HTTP requests the server has answered,
+// refused ones included, on both its addresses.
 func (s *Server) Requests() int { return int(s.requests.Load()) }
+
+// Refused returns the number of requests refused for want of the
+// credentials of [Options.Auth].
+func (s *Server) Refused() int { return int(s.refused.Load()) }
+
+// LoopbackURL returns the base URL of the same repositories over plain
+// HTTP on the loopback address, "http://127.0.0.1:PORT" (the repository
+// NAME is at LoopbackURL()+"/NAME.git"): for a program that cannot be
+// given [Server.SourceOptions]. Unlike the host name, the port changes
+// from run to run.
+func (s *Server) LoopbackURL() string { return s.plain.URL }
+
+// LoopbackURLWithCredentials is [Server.LoopbackURL] with the user
+// information "user:password@" ("user@" when password is empty), as a
+// module source writes credentials inline.
+func (s *Server) LoopbackURLWithCredentials(user, password string) string {
+	u, err := url.Parse(s.plain.URL)
+	if err != nil {
+		panic(err) // httptest's URL always parses
+	}
+	if password == "" {
+		u.User = url.User(user)
+	} else {
+		u.User = url.UserPassword(user, password)
+	}
+	return u.String()
+}
 
 // connect is the proxy: it tunnels CONNECT requests for the server's host
 // to the TLS listener, and refuses anything else.
@@ -270,7 +330,7 @@ func (s *Server) Repo(name string, commits ...Commit) (*Repo, error) {
 	s.mu.Lock()
 	r, ok := s.repos[name]
 	if !ok {
-		r = &Repo{Name: name, Dir: filepath.Join(s.root, "repos", filepath.FromSlash(name)+".git"), s: s}
+		r = &Repo{Name: name, Dir: filepath.Join(s.root, filepath.FromSlash(name)+".git"), s: s}
 		if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("gittest: %w", err)
@@ -364,10 +424,20 @@ func Git(ctx context.Context, dir string, args ...string) (string, error) {
 	return run(ctx, "git", dir, args...)
 }
 
+// Run is [Git] for a test: it fails tb if git fails.
+func Run(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	out, err := Git(context.Background(), dir, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
 func run(ctx context.Context, git, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, git, append([]string{"-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = Env()
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
@@ -376,9 +446,12 @@ func run(ctx context.Context, git, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(out.String()), nil
 }
 
-// gitEnv is the environment without git's variables, plus a fixed
-// identity and date and no machine configuration.
-func gitEnv() []string {
+// Env is the environment git runs in for the repositories of this
+// package: the process's without git's variables, plus a fixed identity
+// and date and no machine configuration, so that the same commits give
+// the same IDs on every run. Give it to a program under test that runs
+// git (tofu) so that the machine's configuration does not reach it.
+func Env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
