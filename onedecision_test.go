@@ -34,6 +34,8 @@ import (
 //     which carry the typed value; the registry-address library's module
 //     parser only inside source/address. The example program
 //     examples/sources, which shows the parser to users, may call it.
+//     Nor does any package but source/address decide a module's kind by
+//     its string's prefix (strings.HasPrefix with "oci://", "git::", ...).
 //
 // Test helper packages (gittest, ocitest, registrytest, ...), whose
 // clients reach their own test servers, are not checked, nor the interop
@@ -62,6 +64,9 @@ func TestOneDecisionEach(t *testing.T) {
 		"address.ParseRemote":           moduleReaders,
 		"tfaddr.ParseModuleSource":      {"source/address"},
 	}
+	// The prefixes that name a module source's kind (a forced getter, the
+	// OCI scheme): only source/address classifies by them.
+	kindPrefixes := []string{"oci://", "git::", "hg::", "s3::", "gcs::", "http::", "https::"}
 	forEachGoFile(t, func(path, name string) bool {
 		return name == "testdata" || strings.HasSuffix(name, "test") || filepath.ToSlash(path) == "internal/interop"
 	}, func(fset *token.FileSet, dir string, f *ast.File) {
@@ -79,6 +84,18 @@ func TestOneDecisionEach(t *testing.T) {
 				if sel, ok := n.Type.(*ast.SelectorExpr); ok {
 					if x, ok := sel.X.(*ast.Ident); ok {
 						what = x.Name + "." + sel.Sel.Name + "{}"
+					}
+				}
+			case *ast.CallExpr:
+				// strings.HasPrefix(s, "oci://") and the like decide a
+				// module's kind by its string: a reading of the source.
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && len(n.Args) == 2 && dir != "source/address" {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "strings" && sel.Sel.Name == "HasPrefix" {
+						if lit, ok := n.Args[1].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							if s, err := strconv.Unquote(lit.Value); err == nil && slices.Contains(kindPrefixes, s) {
+								t.Errorf("%s: strings.HasPrefix(..., %q) outside source/address: a module's kind is decided once, where its source is read (ask its typed address: source.ModulePackage.Address, lockfile.ModuleLock.Address)", fset.Position(n.Pos()), s)
+							}
+						}
 					}
 				}
 			case *ast.BasicLit:

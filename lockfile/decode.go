@@ -266,7 +266,9 @@ func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
 			m.Version = d.decodeVersion(attr.Expr, what, "module", "Omit the \"version\" argument of a module lock that has no version, rather than setting it to null.")
 		case "source":
 			haveSource = true
-			m.Source = d.decodeSource(attr.Expr, what)
+			var addr address.ModuleSource
+			m.Source, addr = d.decodeSource(attr.Expr, what)
+			m.setAddress(addr)
 		case "subdir":
 			m.Subdir = d.decodeSubdir(attr.Expr, what)
 		case "ref":
@@ -349,7 +351,11 @@ func (d *decoder) callPathLabel(block *hclsyntax.Block) (string, bool) {
 // beside an OCI tag, on an OCI source, or with a version; an OCI tag on
 // another source, or with a version.
 func (d *decoder) checkPinned(m *ModuleLock, what string, refExpr, tagExpr hcl.Expression) {
-	oci := strings.HasPrefix(m.Source, "oci://")
+	oci := false
+	if addr, err := m.Address(); err == nil {
+		r, ok := addr.(address.Remote)
+		oci = ok && r.Kind == address.KindOCI
+	}
 	var summary, detail string
 	var subject hcl.Expression
 	switch {
@@ -432,10 +438,13 @@ func checkCallPath(path string) string {
 	return ""
 }
 
-func (d *decoder) decodeSource(expr hcl.Expression, what string) string {
+// decodeSource decodes a module lock's "source", the canonical address of
+// its package, and returns it with its parse (see [ModuleLock.Address]):
+// the one place the reader reads it.
+func (d *decoder) decodeSource(expr hcl.Expression, what string) (string, address.ModuleSource) {
 	raw, null, ok := d.decodeString(expr)
 	if !ok {
-		return ""
+		return "", nil
 	}
 	msg := ""
 	switch {
@@ -446,7 +455,11 @@ func (d *decoder) decodeSource(expr hcl.Expression, what string) string {
 	case strings.HasPrefix(raw, "./"), strings.HasPrefix(raw, "../"), strings.HasPrefix(raw, "/"):
 		msg = "Local module %s is never locked: it is part of the configuration. Remove this block."
 	default:
-		return raw
+		// A source that does not parse is kept as written (a lock of a
+		// kind of source this version does not know is not refused):
+		// its Address says why it cannot be used.
+		addr, _ := parseLockSource(raw)
+		return raw, addr
 	}
 	d.add(&hcl.Diagnostic{
 		Severity: hcl.DiagError,
@@ -454,7 +467,7 @@ func (d *decoder) decodeSource(expr hcl.Expression, what string) string {
 		Detail:   fmt.Sprintf(msg, what),
 		Subject:  expr.Range().Ptr(),
 	})
-	return ""
+	return "", nil
 }
 
 func (d *decoder) decodePattern(expr hcl.Expression, re *regexp.Regexp, summary, format, what string) string {

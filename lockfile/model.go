@@ -2,6 +2,7 @@ package lockfile
 
 import (
 	"cmp"
+	"fmt"
 	"iter"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
+	"github.com/tflock/tflock/source/address"
 )
 
 // File is the typed content of a dependency lock file: provider locks keyed
@@ -57,7 +59,8 @@ type ModuleLock struct {
 	Path string
 	// Source is the canonical package address: a registry address with its
 	// host spelled out, a git URL without its ref, or an OCI repository
-	// without tag or digest; a "//subdir" suffix is kept.
+	// without tag or digest; a "//subdir" suffix is kept. [ModuleLock.Address]
+	// returns it typed.
 	Source string
 	// Subdir is the subdirectory of the package that the package's
 	// location designated as the module (the "//SUBDIR" of a module
@@ -98,6 +101,42 @@ type ModuleLock struct {
 	// Unknown holds arguments and nested blocks this package does not know,
 	// kept by a lenient parse.
 	Unknown []Unknown
+
+	// addr is Source typed, as the reader parsed it from addrOf (see
+	// [ModuleLock.Address]); nil for a lock a program built.
+	addr   address.ModuleSource
+	addrOf string
+}
+
+// Address returns Source typed: its kind (registry, git, OCI, HTTP
+// archive, ...), its package address and the source's own "//subdir".
+// The reader parses Source once, when it reads the file; a lock a program
+// built, or whose Source it changed since, has Source parsed now (a
+// registry address without a host is on [address.DefaultRegistryHost]).
+// It returns an error for a Source that is not a module package address.
+func (m *ModuleLock) Address() (address.ModuleSource, error) {
+	if m.addr != nil && m.addrOf == m.Source {
+		return m.addr, nil
+	}
+	return parseLockSource(m.Source)
+}
+
+// setAddress records addr, the reader's parse of Source.
+func (m *ModuleLock) setAddress(addr address.ModuleSource) {
+	m.addr, m.addrOf = addr, m.Source
+}
+
+// parseLockSource parses src, a lock's Source: a module package address,
+// never a local path.
+func parseLockSource(src string) (address.ModuleSource, error) {
+	addr, err := address.ParseModuleSource(src)
+	if err != nil {
+		return nil, err
+	}
+	if _, local := addr.(address.Local); local {
+		return nil, fmt.Errorf("module source %q is a local path, which is never locked", src)
+	}
+	return addr, nil
 }
 
 // Unknown is a piece of a lock file that this package does not understand
@@ -241,13 +280,19 @@ func (f *File) ModuleHashes(path string) []hash.Hash {
 // pointer; its hashes are sorted and de-duplicated. It refuses, with a
 // *[LockError] saying why and the file unchanged, a lock that the parser
 // would refuse once written (a hash a lenient parse kept in the lock it
-// replaces may stay).
+// replaces may stay). It reads lock.Source typed, as the reader does (see
+// [ModuleLock.Address]).
 func (f *File) SetModule(lock *ModuleLock) error {
 	if err := checkModule(lock, f.ModuleHashes(lock.Path)); err != nil {
 		return err
 	}
 	f.init()
 	lock.Hashes = normalizeHashes(lock.Hashes)
+	if lock.addr == nil || lock.addrOf != lock.Source {
+		// Read once here, as the reader does: Address need not parse it.
+		addr, _ := parseLockSource(lock.Source)
+		lock.setAddress(addr)
+	}
 	f.modules[lock.Path] = lock
 	return nil
 }

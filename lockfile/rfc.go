@@ -206,6 +206,10 @@ func (d *decoder) decodeWrittenSource(expr hcl.Expression, what string, m *Modul
 		}
 	}
 	m.Source = src.LockSource()
+	if addr, err := parseLockSource(m.Source); err == nil {
+		// Typed as the lock records it: no pin, no credentials.
+		m.setAddress(addr)
+	}
 	return src
 }
 
@@ -308,6 +312,7 @@ func (d *decoder) decodeBySource(block *hclsyntax.Block) *ModuleLock {
 		return invalid(fmt.Sprintf("The registry module address of this module lock must be written in its fully-qualified and normalized form: %q.", reg.LockSource()))
 	}
 	m := &ModuleLock{Source: addr}
+	m.setAddress(reg)
 	what := fmt.Sprintf("module %s", addr)
 	nerr := len(d.diags.Errs())
 	if labelVersion != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/address"
 )
 
 // A module pinned by its source address is shown with the argument the
@@ -47,5 +48,26 @@ func TestVersionsShownAlike(t *testing.T) {
 	}
 	if got, want := mod.ForDisplay(), "registry.example.test/acme/vpc/cloud 1.0.0"; got != want {
 		t.Errorf("module ForDisplay() = %q, want %q", got, want)
+	}
+}
+
+// RefArgument asks the package's typed address for its kind: a package
+// built from its parsed address answers as one built from its string.
+func TestRefArgumentByTypedKind(t *testing.T) {
+	for raw, want := range map[string]string{
+		"oci://oci.example.test/modules/storage?tag=v1": "tag",
+		"git::https://git.example.test/net.git?ref=v1":  "ref",
+	} {
+		pkg, err := source.NewModulePackage(address.MustParseModuleSource(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg.Ref = "v1"
+		if got := pkg.RefArgument(); got != want {
+			t.Errorf("%s: RefArgument() = %q, want %q", raw, got, want)
+		}
+		if pkg.Source = ""; pkg.RefArgument() != want {
+			t.Errorf("%s: the typed address does not decide", raw)
+		}
 	}
 }

@@ -44,9 +44,17 @@ func NewModulePackage(addr address.ModuleSource) (ModulePackage, error) {
 // writes the host. An address that does not parse is an error wrapping
 // [ErrNotFound]. A source refuses a kind of address it does not serve (a
 // [address.Local] path names no package), or a package address with a
-// subdirectory, itself.
+// subdirectory, itself. A package whose Addr and Source (when set) name
+// two different package addresses is refused (an error wrapping
+// [ErrNotFound]): it would be fetched under one name and cached, locked
+// and reported under the other.
 func (m ModulePackage) Address() (address.ModuleSource, error) {
 	if m.Addr != nil {
+		if m.Source != "" && m.Addr.Package() != m.Source {
+			// One package, one name: the cache, the tier and the
+			// messages name it by Source, the sources fetch by Addr.
+			return nil, fmt.Errorf("%w: module package names two addresses: %q (Addr) and %q (Source)", ErrNotFound, address.Redact(m.Addr.Package()), address.Redact(m.Source))
+		}
 		return m.Addr, nil
 	}
 	return parseModulePackage(m.Source)

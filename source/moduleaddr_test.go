@@ -124,3 +124,28 @@ func TestModuleLocationRemote(t *testing.T) {
 		t.Error("a local path read as a remote location")
 	}
 }
+
+// TestAddressRefusesTwoNames: a package whose Addr and Source name two
+// package addresses would be fetched by one (the sources route by Addr)
+// and cached, locked and reported by the other (Source); Address refuses
+// it, so no source fetches it.
+func TestAddressRefusesTwoNames(t *testing.T) {
+	good, err := source.NewModulePackage(address.MustParseModuleSource("git::https://example.com/good.git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil, err := source.NewModulePackage(address.MustParseModuleSource("git::https://example.com/evil.git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := source.ModulePackage{Source: good.Source, Addr: evil.Addr}
+	if _, err := mixed.Address(); !errors.Is(err, source.ErrNotFound) || !strings.Contains(err.Error(), "two addresses") {
+		t.Fatalf("Address of a package naming two addresses: %v, want an error wrapping ErrNotFound", err)
+	}
+	for _, ok := range []source.ModulePackage{good, {Addr: good.Addr}, {Source: good.Source}} {
+		got, err := ok.Address()
+		if err != nil || got.Package() != good.Source {
+			t.Errorf("Address(%+v) = %v, %v; want %s", ok, got, err, good.Source)
+		}
+	}
+}

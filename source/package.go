@@ -154,19 +154,30 @@ func (m ModulePackage) ForDisplay() string {
 }
 
 // RefArgument names the source address argument Ref stands for: "ref"
-// for a git module; for an OCI module ("oci://..."), "digest" when Ref
-// holds a ":" (every digest does, no tag can), "tag" otherwise. It
-// returns "" when Ref is empty.
+// for a git module; for an OCI module (its [ModulePackage.Address] is of
+// kind [address.KindOCI]), "digest" when Ref holds a ":" (every digest
+// does, no tag can), "tag" otherwise. It returns "" when Ref is empty.
 func (m ModulePackage) RefArgument() string {
 	switch {
 	case m.Ref == "":
 		return ""
-	case !strings.HasPrefix(m.Source, "oci://"):
+	case !m.isOCI():
 		return "ref"
 	case strings.Contains(m.Ref, ":"):
 		return "digest"
 	}
 	return "tag"
+}
+
+// isOCI reports whether m is an OCI repository's package, by its typed
+// address.
+func (m ModulePackage) isOCI() bool {
+	addr, err := m.Address()
+	if err != nil {
+		return false
+	}
+	r, ok := addr.(address.Remote)
+	return ok && r.Kind == address.KindOCI
 }
 
 // redacted returns pkg with the credentials of a module address replaced

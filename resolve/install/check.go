@@ -387,20 +387,20 @@ func checkModuleLocks(reqs []resolve.Requirement, lock *lockfile.File, words Wor
 // moduleLockProblem returns the problem of module requirement q (of
 // package p) against ml, the lock of its call (nil if none), if it has one.
 func moduleLockProblem(q resolve.Requirement, p source.ModulePackage, ml *lockfile.ModuleLock, words Words) (Problem, bool) {
-	pr := Problem{Package: source.ModulePackage{Source: lockSource(q)}, Call: q.Call, Range: q.Origin.Range, Constraints: q.Constraints}
+	pr := Problem{Package: source.ModulePackage{Source: p.Source, Addr: p.Addr}, Call: q.Call, Range: q.Origin.Range, Constraints: q.Constraints}
 	switch {
 	case (ml == nil || ml.Source != lockSource(q)) && p.Ref != "":
 		pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but not locked", q.Call)
 	case ml == nil || ml.Source != lockSource(q):
 		pr.Kind, pr.Message = ProblemNotSelected, fmt.Sprintf("module %q: required by this configuration but no version is selected", q.Call)
 	case !resolve.ModuleLockApplies(ml, p, q.LockSource):
-		pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+		pr.Package = lockedPackage(ml)
 		pr.Kind, pr.Message = ProblemPinChanged, pinProblem(q.Call, resolve.WrittenPin(p), ml.Pin())
 	case !ml.Version.IsZero() && !q.Constraints.Allows(ml.Version):
-		pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+		pr.Package = lockedPackage(ml)
 		pr.Kind, pr.Message = ProblemConstraintsChanged, fmt.Sprintf("module %q: locked version selection %s doesn't match the updated version constraints %q", q.Call, ml.Version, q.Constraints.String())
 	case managedProblem(q, ml, words) != "":
-		pr.Package = source.ModulePackage{Source: ml.Source, Version: ml.Version}
+		pr.Package = lockedPackage(ml)
 		pr.Kind, pr.Message = ProblemManagedRef, managedProblem(q, ml, words)
 	default:
 		return Problem{}, false
@@ -622,7 +622,10 @@ func checkModules(ctx context.Context, opts Options, w *Words, lock *lockfile.Fi
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pkg := source.ModulePackage{Source: mc.Address.LockSource()}
+		pkg, err := source.NewModulePackage(mc.Address)
+		if err != nil {
+			pkg = source.ModulePackage{Source: mc.Address.Package()}
+		}
 		rec, ok := tree.recs[key]
 		if !ok || tree.missing[key] {
 			err := &ModuleNotInstalledError{Call: key, Dir: filepath.Join(modules, key), Range: mc.DeclRange, Remedy: Remedy{Kind: RemedyInit, Module: key}, words: w}
@@ -634,8 +637,8 @@ func checkModules(ctx context.Context, opts Options, w *Words, lock *lockfile.Fi
 		if !adopted || skip[key] || ml == nil {
 			continue
 		}
-		pkg.Version = ml.Version
-		_, _, err := verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml)
+		pkg = lockedPackage(ml)
+		_, _, err = verifyInstalledModule(ctx, filepath.Join(modules, key), opts.Dir, rec, mc, ml)
 		if err == nil && unverifiable(ml) {
 			// Nothing bound what is installed: as a read-only Init
 			// refuses the entry, Check does not take the install.

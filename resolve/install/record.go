@@ -85,8 +85,9 @@ func (r *run) emitChanges(ctx context.Context, res *Result) {
 }
 
 // changedPackage names the package of a lock change for its
-// EventLockChanged: the provider, or the module call's source (as the new
-// lock file records it, or the previous one for a removed call).
+// EventLockChanged: the provider, or the module call's package (as the new
+// lock file records it, or the previous one for a removed call; see
+// [lockedPackage]).
 func changedPackage(c lockfile.Change, prev, next *lockfile.File) source.Package {
 	if c.Module == "" {
 		return source.ProviderPackage{Addr: c.Provider}
@@ -98,7 +99,7 @@ func changedPackage(c lockfile.Change, prev, next *lockfile.File) source.Package
 	if ml == nil {
 		return nil
 	}
-	return source.ModulePackage{Source: ml.Source, Version: ml.Version}
+	return lockedPackage(ml)
 }
 
 // recordModules adds the hashes and pins of the fetched modules to the new

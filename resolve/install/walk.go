@@ -334,6 +334,25 @@ func lockBound(pkg source.ModulePackage, ml *lockfile.ModuleLock, mc *config.Mod
 	return pkg
 }
 
+// lockedPackage is the module package the lock entry ml names, for a
+// message, a problem or an event: built from the entry's typed address
+// ([lockfile.ModuleLock.Address], read once with the file) by
+// [source.NewModulePackage], so its Source is the package address (the
+// source's own "//subdir" is no part of it), with the entry's version,
+// its ref or tag, and what it binds ([lockBound]: the pin and the
+// subdirectory its "subdir" records). An entry whose source does not
+// parse is named by its Source as written.
+func lockedPackage(ml *lockfile.ModuleLock) source.ModulePackage {
+	pkg := source.ModulePackage{Source: ml.Source}
+	if addr, err := ml.Address(); err == nil {
+		if p, err := source.NewModulePackage(addr); err == nil {
+			pkg = p
+		}
+	}
+	pkg.Version, pkg.Ref = ml.Version, cmp.Or(ml.Ref, ml.Tag)
+	return lockBound(pkg, ml, nil)
+}
+
 // locatedCall reports whether the package of the call mc is
 // [source.ModulePackage.Located]: a registry module's, an HTTP address's,
 // or a call not known.

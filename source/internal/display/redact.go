@@ -14,15 +14,29 @@ import (
 //
 // The credentials an address can carry are the user information of a URL
 // ("https://user:token@host/...", where over HTTP a user name alone is
-// often a token) and git's "sshkey" argument (a base64 private key, as
-// go-getter takes it). The user name of an ssh URL is not a secret: it is
+// often a token), git's "sshkey" argument (a base64 private key, as
+// go-getter takes it) and the S3 getter's "aws_access_key_id",
+// "aws_access_key_secret" and "aws_access_token" arguments. The user name of an ssh URL is not a secret: it is
 // part of the address ("ssh://git@host/...").
 
 // Redacted replaces a secret in messages.
 const Redacted = "REDACTED"
 
-// secretArgs are the query arguments whose values are secrets.
-var secretArgs = []string{"sshkey"}
+// secretArgs are the query arguments whose values are secrets: git's
+// "sshkey", and the credentials go-getter's S3 getter takes from an
+// "s3::" address (an address tflock does not fetch, but names in the
+// error that says so, and which a registry may answer with).
+var secretArgs = []string{"sshkey", "aws_access_key_id", "aws_access_key_secret", "aws_access_token"}
+
+// hasSecretArg reports whether s may hold a secret argument.
+func hasSecretArg(s string) bool {
+	for _, name := range secretArgs {
+		if strings.Contains(s, name+"=") {
+			return true
+		}
+	}
+	return false
+}
 
 // authorityEnd are the bytes that end the authority of a URL in text:
 // the start of a path, query or fragment, white space, and the quotes
@@ -34,11 +48,11 @@ const authorityEnd = "/?# \t\r\n\"<>`"
 // Redact returns s, free text such as a message, with the credentials of
 // every URL in it replaced by [Redacted]: the user information of
 // "scheme://user:password@host" (kept only when it is the plain user name
-// "git" of an ssh address, "ssh://git@host") and the value of any "sshkey"
-// argument. The result says that there were credentials without showing
+// "git" of an ssh address, "ssh://git@host") and the value of any secret
+// argument ("sshkey", an S3 credential). The result says that there were credentials without showing
 // them; it is not a usable address.
 func Redact(s string) string {
-	if !strings.Contains(s, "://") && !strings.Contains(s, "sshkey=") {
+	if !strings.Contains(s, "://") && !hasSecretArg(s) {
 		return s
 	}
 	return eachURL(s, func(b *strings.Builder, scheme, userinfo string) {
@@ -58,11 +72,11 @@ func Redact(s string) string {
 // StripCredentials returns s with the credentials of every URL in it
 // removed, for text that is kept: a lock file's source, a cache key or
 // record. An ssh URL keeps its user name and loses any password; any
-// other URL loses its whole user information; an "sshkey" argument is
-// removed. Two addresses that differ only by their credentials give the
+// other URL loses its whole user information; a secret argument
+// ("sshkey", an S3 credential) is removed. Two addresses that differ only by their credentials give the
 // same result.
 func StripCredentials(s string) string {
-	if !strings.Contains(s, "://") && !strings.Contains(s, "sshkey=") {
+	if !strings.Contains(s, "://") && !hasSecretArg(s) {
 		return s
 	}
 	return eachURL(s, func(b *strings.Builder, scheme, userinfo string) {
@@ -181,7 +195,8 @@ func URL(u *url.URL) string {
 // URLSecrets returns the literal secrets a URL (or module address) carries,
 // in every spelling a message may use: the password of its user
 // information and, but for an ssh URL, the user name, plain and
-// percent-encoded, and the value of any "sshkey" argument. Text that may quote them in a form [Redact] does not
+// percent-encoded, and the value of any secret argument ("sshkey", an S3
+// credential). Text that may quote them in a form [Redact] does not
 // recognise, such as the output of another program, goes through [Scrub]
 // with them.
 func URLSecrets(raw string) []string {

@@ -134,3 +134,21 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// The credentials go-getter's S3 getter takes from an address's query are
+// secrets: shown redacted, kept stripped.
+func TestS3CredentialArgs(t *testing.T) {
+	const addr = "s3::https://s3.amazonaws.com/b/k.zip?aws_access_key_id=AKID&aws_access_key_secret=SECRETKEY&aws_access_token=TOKEN1&version=1"
+	if got, want := Redact(addr), "s3::https://s3.amazonaws.com/b/k.zip?aws_access_key_id=REDACTED&aws_access_key_secret=REDACTED&aws_access_token=REDACTED&version=1"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+	if got, want := Redact("s3::bucket.s3.amazonaws.com/k?aws_access_key_secret=SECRETKEY"), "s3::bucket.s3.amazonaws.com/k?aws_access_key_secret=REDACTED"; got != want {
+		t.Errorf("Redact without a scheme = %q, want %q", got, want)
+	}
+	if got, want := StripCredentials(addr), "s3::https://s3.amazonaws.com/b/k.zip?version=1"; got != want {
+		t.Errorf("StripCredentials = %q, want %q", got, want)
+	}
+	if got := URLSecrets(addr); !slices.Contains(got, "SECRETKEY") || !slices.Contains(got, "TOKEN1") {
+		t.Errorf("URLSecrets = %q", got)
+	}
+}
