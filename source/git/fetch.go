@@ -309,6 +309,7 @@ func (s *Source) fromCache(ctx context.Context, run *runner, r address.Remote, t
 	if err != nil {
 		return "", err
 	}
+	created = madeEmpty(ctx, bare) || created
 	commit, err := fillCache(ctx, s.opts.Events, run, bare, created, r, t, m)
 	if err != nil {
 		return "", err

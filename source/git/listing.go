@@ -28,6 +28,22 @@ func runListings(ctx context.Context) (*listings, bool) {
 type listings struct {
 	mu    sync.Mutex
 	calls map[string]*listingCall
+	fresh map[string]bool // cached clones Prepare made, not yet filled
+}
+
+// madeEmpty reports whether the run's Prepare made the cached clone at
+// bare and nothing has used it since, and forgets it: the fetch then
+// knows the clone holds nothing. The caller holds the entry's repo lock.
+func madeEmpty(ctx context.Context, bare string) bool {
+	l, ok := runListings(ctx)
+	if !ok {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	was := l.fresh[bare]
+	delete(l.fresh, bare)
+	return was
 }
 
 type listingCall struct {
@@ -98,7 +114,8 @@ func isContextError(err error) bool {
 // let the listing run beside other work, such as resolving other calls'
 // versions. It returns when the listing is made; its errors are left to
 // the calls that need it (a failed listing is shared with them, a
-// cancelled one is made again). It does nothing outside a run, for
+// cancelled one is made again). With a cache, the repository's cached
+// clone is made meanwhile, if there is none. It does nothing outside a run, for
 // a package that is not a git module, and for a full commit ID, which
 // needs no listing.
 func (s *Source) Prepare(ctx context.Context, pkg source.Package) {
@@ -109,6 +126,12 @@ func (s *Source) Prepare(ctx context.Context, pkg source.Package) {
 	if err != nil {
 		return
 	}
+	if s.opts.CacheDir != "" {
+		// The cached clone the fetch will fill, made meanwhile.
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() { s.prepareClone(ctx, r, m) })
+	}
 	switch {
 	case !m.Version.IsZero():
 		_, _ = s.headsAndTags(ctx, r, m)
@@ -116,5 +139,33 @@ func (s *Source) Prepare(ctx context.Context, pkg source.Package) {
 		_, _ = s.lsRemoteRef(ctx, r, m, m.Ref)
 	case m.Ref == "":
 		_, _ = s.lsRemoteHead(ctx, r)
+	}
+}
+
+// prepareClone makes the cached clone of r if there is none yet (as the
+// fetch would), so that a fetch prepared ahead does not wait for "git
+// init" after its listing. Errors are left to the fetch.
+func (s *Source) prepareClone(ctx context.Context, r address.Remote, m source.ModulePackage) {
+	unlock, err := s.lockEntry(ctx, r, m, repoLock)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	run, err := s.newRunner("", false)
+	if err != nil {
+		return
+	}
+	defer run.close()
+	bare, created, err := s.openBare(ctx, run, r)
+	if err != nil || !created {
+		return
+	}
+	if l, ok := runListings(ctx); ok {
+		l.mu.Lock()
+		if l.fresh == nil {
+			l.fresh = map[string]bool{}
+		}
+		l.fresh[bare] = true
+		l.mu.Unlock()
 	}
 }
