@@ -169,16 +169,21 @@ func (p *preparingGit) Prepare(ctx context.Context, pkg source.Package) {
 
 // TestInitPreparesRefListings: Init lets the git source list the
 // repository of a call pinned by a ref while the level's constrained calls
-// are resolved (git.Source.Prepare), for the calls without a lock entry
-// only: a re-run with the lock file prepares nothing, and asks the server
-// nothing.
+// are resolved (git.Source.Prepare), and that of a call a fetched module
+// makes (app's call of db) as soon as the module is read, for the calls
+// without a lock entry only: a re-run with the lock file prepares nothing,
+// and asks the server nothing.
 func TestInitPreparesRefListings(t *testing.T) {
 	srv := gittest.New(t, gittest.Options{})
 	vpc, err := srv.Repo("acme/vpc", gittest.Commit{Files: map[string]string{"main.tf": "# vpc\n"}, Tags: []string{"v5.0.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := srv.Repo("acme/app", gittest.Commit{Files: map[string]string{"main.tf": "# app\n"}, Tags: []string{"v1.2.3"}})
+	db, err := srv.Repo("acme/db", gittest.Commit{Files: map[string]string{"main.tf": "# db\n"}, Tags: []string{"v2.0.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := srv.Repo("acme/app", gittest.Commit{Files: map[string]string{"main.tf": "module \"db\" {\n  source = \"" + db.Source() + "?ref=v2.0.0\"\n}\n"}, Tags: []string{"v1.2.3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +194,8 @@ func TestInitPreparesRefListings(t *testing.T) {
 	g := &preparingGit{Source: git.NewSource(gopts)}
 	c := openCache(t)
 	initAndWrite(t, install.Options{Dir: dir, Source: &assemble.Dispatch{Git: g}, Cache: c})
-	if want := []string{app.Source() + " v1.2.3"}; !slices.Equal(g.prepared, want) {
+	slices.Sort(g.prepared)
+	if want := []string{app.Source() + " v1.2.3", db.Source() + " v2.0.0"}; !slices.Equal(g.prepared, want) {
 		t.Errorf("prepared %q, want %q", g.prepared, want)
 	}
 	g.prepared = nil
