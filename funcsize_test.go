@@ -25,8 +25,6 @@ var longFuncs = map[string]string{
 	// first (hash/BENCHMARKS.md).
 	"hash/internal/flate.fastLoop":        "hot loop",
 	"hash/internal/flate.Decoder.huff":    "hot loop",
-	"resolve/install.NewSources":          "being moved to its own package (issue 24 item 2)",
-	"resolve/install.run.fetchProviders":  "being replaced by the trust seam (issue 24 item 3)",
 	"resolve/install.run.planManagedRefs": "not split yet",
 	"resolve/install.run.install":         "not split yet",
 	"resolve/config.reader.finish":        "not split yet",

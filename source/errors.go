@@ -85,6 +85,13 @@ type NotFoundError struct {
 	// Sources names the sources searched, for display; empty when no
 	// source is configured for the package (every one excludes it).
 	Sources []string
+	// NoSources is true when there was no source at all to search (a
+	// provider installation with no method, as one holding only
+	// dev_overrides): OpenTofu's installation source then lists no
+	// versions, without an error, so that its installer reports that no
+	// version matches, where a source that excludes the package reports
+	// it not found.
+	NoSources bool
 }
 
 func (e *NotFoundError) Error() string {

@@ -178,7 +178,7 @@ func (m *MultiSource) notFound(pkg Package) error {
 		names = append(names, displayName(s))
 	}
 	if len(names) == 0 {
-		return &Error{Source: m.String(), Package: pkg, Err: &NotFoundError{Package: pkg}}
+		return &Error{Source: m.String(), Package: pkg, Err: &NotFoundError{Package: pkg, NoSources: len(m.srcs) == 0}}
 	}
 	return &Error{Source: "multi(" + strings.Join(names, ", ") + ")", Package: pkg, Err: &NotFoundError{Package: pkg, Sources: names}}
 }

@@ -197,3 +197,24 @@ func TestMultiModulePatterns(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestMultiNoSources checks that a search with no source at all (a
+// provider installation with no method, as one holding only dev_overrides)
+// says so, as OpenTofu's installation source then lists no versions
+// instead of "not found", and that a search whose sources all exclude the
+// package does not.
+func TestMultiNoSources(t *testing.T) {
+	ctx := context.Background()
+	var nf *source.NotFoundError
+	_, err := source.Multi().Versions(ctx, source.ProviderPackage{Addr: nullAddr})
+	if !errors.As(err, &nf) || !nf.NoSources || len(nf.Sources) != 0 {
+		t.Errorf("no sources: got %v (%+v), want a NotFoundError with NoSources", err, nf)
+	}
+	_, remote := localRemote()
+	excluding := source.Multi(source.Selector{Source: remote, Exclude: []source.Pattern{source.MustParseProviderPattern("hashicorp/null")}})
+	nf = nil
+	_, err = excluding.Versions(ctx, source.ProviderPackage{Addr: nullAddr})
+	if !errors.As(err, &nf) || nf.NoSources {
+		t.Errorf("every source excludes it: got %v (%+v), want a NotFoundError without NoSources", err, nf)
+	}
+}

@@ -173,13 +173,17 @@ func TestCacheEventsReachInitEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One source for both runs: a module the cache remembers fetching
+	// without a lock's h1: is served only to runs of its source
+	// (cache.Cache.ForSource).
+	src := staticFixtures()
 	first := newConfig(t)
-	initAndWrite(t, install.Options{Dir: first, Source: staticFixtures(), Cache: shared})
+	initAndWrite(t, install.Options{Dir: first, Source: src, Cache: shared})
 
 	second := newConfig(t)
 	rec := &recorder{}
 	ctx := source.WithUnit(context.Background(), "unit-b")
-	if _, err := install.Init(ctx, install.Options{Dir: second, Source: staticFixtures(), Cache: shared, Events: rec}); err != nil {
+	if _, err := install.Init(ctx, install.Options{Dir: second, Source: src, Cache: shared, Events: rec}); err != nil {
 		t.Fatal(err)
 	}
 	ev := rec.take()

@@ -154,6 +154,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 // newRun starts the state of one run (an Init, or a [LockProvider] or
 // [LockModule] call).
 func newRun(s *settings) *run {
+	// A module the cache remembers fetching without the run's hashes is
+	// served only to runs of the same source (cache.Cache.ForSource).
+	s.Cache = s.Cache.ForSource(s.Source)
 	r := &run{s: s, prev: s.Resolve.Lock, locked: s.Resolve.Lock, memo: source.Memoize(s.Source), fetched: map[string]*moduleFetch{}, calls: map[string]*config.ModuleCall{}}
 	if !s.noDir {
 		r.readInstalledModules()

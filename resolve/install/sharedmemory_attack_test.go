@@ -27,16 +27,15 @@ func appWorld(t *testing.T, which string) *installtest.World {
 // the cache holds for the same identity from the other.
 //
 // Held across processes (two Cache values on one directory: the index is
-// no authority). Known, with one Cache value shared by both runs (a
-// wrapper running many units in one process): the Cache's memory of
-// what it fetched and verified itself (cache.Cache.lookup, "verified",
-// keyed by the package identity alone, kept for the Cache's life) serves
-// the second run's new selection without asking its origin, and the
-// module is installed and locked with the other origin's h1:. Providers
-// are not affected (the trust seam asks the origin's checksums of a new
-// selection found in the cache: TestAttackNewSelectionCachedThenOriginDiffers);
-// modules have no origin checksums, so the fix is to scope that memory to
-// a run (or to the source that filled it), not a hash check.
+// no authority), and with one Cache value shared by both runs (a wrapper
+// running many units in one process): a module the Cache remembers
+// fetching and verifying itself is served only to runs of the same source
+// (cache.Cache.ForSource). Before, that memory was keyed by the package
+// identity alone and kept for the Cache's life, and it served the second
+// run's new selection without asking its origin: the module was
+// installed and locked with the other origin's h1:. Providers were not
+// affected (the trust seam asks the origin's checksums of a new selection
+// found in the cache: TestAttackNewSelectionCachedThenOriginDiffers).
 func TestAttackSharedCacheOtherOriginNewSelection(t *testing.T) {
 	evil, real := appWorld(t, "evil"), appWorld(t, "real")
 	cfg := "module \"app\" {\n  source  = \"" + installtest.RegistryHost + "/acme/app/cloud\"\n  version = \"1.0.0\"\n}\n"
@@ -63,7 +62,6 @@ func TestAttackSharedCacheOtherOriginNewSelection(t *testing.T) {
 		run(t, openCacheIn(d), openCacheIn(d))
 	})
 	t.Run("one Cache", func(t *testing.T) {
-		t.Skip("known: a Cache's in-process memory of what it fetched serves another run's new module selection from another origin")
 		c := openCache(t)
 		run(t, c, c)
 	})

@@ -437,3 +437,25 @@ func TestNewSourcesMissingConfigWarns(t *testing.T) {
 		t.Errorf("diagnostics %v: want a warning naming missing.tfrc", diags)
 	}
 }
+
+// A provider installation holding only dev_overrides has no method to
+// search: the providers it does not override are not found with
+// NotFoundError.NoSources set, which OpenTofu answers with an empty
+// version list (its e2e test TestProviderDevOverrides, run by
+// internal/opentofu, expects "Failed to resolve provider packages").
+func TestNewSourcesDevOverridesOnly(t *testing.T) {
+	cfgFile := filepath.Join(t.TempDir(), "dev.tfrc")
+	text := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"example.com/test/test\" = %q\n  }\n}\n", filepath.ToSlash(t.TempDir()))
+	if err := os.WriteFile(cfgFile, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srcs, diags := assemble.NewSources(context.Background(), assemble.SourcesOptions{ConfigFiles: []string{cfgFile}, Env: []string{}, Home: t.TempDir()})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, err := srcs.Source.Versions(context.Background(), source.ProviderPackage{Addr: tfaddr.MustParseProviderSource("example.com/other/other")})
+	var nf *source.NotFoundError
+	if !errors.As(err, &nf) || !nf.NoSources {
+		t.Errorf("Versions = %v (%+v), want a NotFoundError with NoSources", err, nf)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -68,10 +69,75 @@ type Cache struct {
 
 	remoteWarned atomic.Bool // a remote tier failure has been reported
 	remoteMisses sync.Map    // identities the remote tier did not serve
-	verified     sync.Map    // identity → Entry this Cache fetched and verified itself
+	verified     *sync.Map   // identity → memo of what this Cache fetched and verified itself (shared by every ForSource view)
+	scope        any         // the source a module memo must name to be served (ForSource)
 
 	mkMu sync.Mutex
 	made bool // the subdirectories exist
+}
+
+// memo is what the in-process memory holds of a package this Cache
+// fetched and verified itself: the entry, and for a module the scope
+// (the source) of the view that fetched it.
+type memo struct {
+	e     Entry
+	scope any
+}
+
+// ForSource returns a view of the Cache for runs that fetch through src:
+// the same directory, options, locks and in-process memory, except that
+// a module this process fetched and verified itself, which the memory
+// serves without the caller's hashes (a new selection before it is
+// locked, fetched once for concurrent runs), is served only to views of
+// the same src. A program that runs several units with one Cache (a
+// wrapper, a bot) whose sources may answer one module address from two
+// origins (another CLI configuration, a host override) so never gets one
+// unit's module from another's origin: modules have no origin checksums
+// that would catch it. Across sources, as across processes, only an h1:
+// the caller names finds a module. A src that is not a pointer shares
+// with no other view. Providers are shared by every view: a new provider
+// selection the cache serves is checked against its origin's checksums by
+// the installer. The view's list of packages its remote tier did not
+// serve is its own. resolve/install takes a view for each Init,
+// LockProvider and LockModule, of the run's Options.Source.
+func (c *Cache) ForSource(src source.Source) *Cache {
+	if c == nil {
+		return nil
+	}
+	var scope any = new(byte) // shares with no other view
+	if src != nil && reflect.TypeOf(src).Kind() == reflect.Pointer {
+		scope = src
+	}
+	return &Cache{dir: c.dir, opts: c.opts, locks: c.locks, verified: c.verified, scope: scope}
+}
+
+// remember keeps e, which this Cache fetched and verified itself, for pkg
+// under key in the in-process memory.
+func (c *Cache) remember(pkg source.Package, key string, e Entry, replace bool) {
+	m := memo{e: e}
+	if isModule(pkg) {
+		m.scope = c.scope
+	}
+	if replace {
+		c.verified.Store(key, m)
+		return
+	}
+	c.verified.LoadOrStore(key, m)
+}
+
+// recall returns what the in-process memory holds for pkg, if this view
+// may be served it: a module only if the view that fetched it had this
+// view's scope (ForSource).
+func (c *Cache) recall(pkg source.Package) (Entry, bool) {
+	v, ok := c.verified.Load(identity(pkg))
+	if !ok {
+		return Entry{}, false
+	}
+	m := v.(memo)
+	if isModule(pkg) && m.scope != c.scope {
+		return Entry{}, false
+	}
+	return m.e, true
 }
 
 // MismatchError is the cause [Cache.Fill] reports when what was fetched
@@ -164,7 +230,7 @@ func Open(dir string, opts Options) (*Cache, error) {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 20 * time.Millisecond
 	}
-	c := &Cache{dir: abs, opts: opts, locks: &flock.Locker{MinPoll: opts.PollInterval, MaxPoll: opts.PollInterval}}
+	c := &Cache{dir: abs, opts: opts, locks: &flock.Locker{MinPoll: opts.PollInterval, MaxPoll: opts.PollInterval}, verified: new(sync.Map)}
 	if err := c.checkDirs(); err != nil {
 		return nil, err
 	}
@@ -407,7 +473,7 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 	if !indexed(pkg) {
 		return e, nil
 	}
-	c.verified.Store(key, e)
+	c.remember(pkg, key, e, true)
 	if err := c.writeIndex(key, e); err != nil {
 		return Entry{}, err
 	}
@@ -469,8 +535,8 @@ func (c *Cache) lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 	// What this Cache fetched and verified itself, in this process, is
 	// known without the index: concurrent fills of one package (without a
 	// lock file's h1:) fetch it once.
-	if v, ok := c.verified.Load(identity(pkg)); ok {
-		if e := v.(Entry); e.Dir != "" && matches(e.Hashes, want) && c.usable(ctx, e.Dir, e.H1, module) {
+	if e, ok := c.recall(pkg); ok {
+		if e.Dir != "" && matches(e.Hashes, want) && c.usable(ctx, e.Dir, e.H1, module) {
 			return e.hit(), true
 		}
 	}

@@ -28,7 +28,10 @@
 // is fetched and verified, as OpenTofu does not take an unpacked cached
 // package its lock file cannot verify; within one process, what a Cache
 // has fetched and verified itself is remembered, so that concurrent fills
-// of a package fetch it once. A module named only by a ref, or by nothing
+// of a package fetch it once; a module so remembered is served only to
+// views of the same source ([Cache.ForSource]), as two sources may answer
+// one module address from two origins and a module has no origin
+// checksums to tell them apart. A module named only by a ref, or by nothing
 // (a branch, the default branch, an OCI tag), has no index record.
 //
 // # One read per package

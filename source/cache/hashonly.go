@@ -75,9 +75,7 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 		if err := c.writeIndex(key, e); err != nil {
 			return Entry{}, false, err
 		}
-		if _, ok := c.verified.Load(key); !ok {
-			c.verified.Store(key, e)
-		}
+		c.remember(pkg, key, e, false)
 	}
 	c.writeThrough(ctx, pkg, e, f, work)
 	return e, false, nil
@@ -94,8 +92,8 @@ func (c *Cache) hashesOf(ctx context.Context, pkg source.Package, want []hash.Ha
 	if !indexed(pkg) {
 		return Entry{}, false
 	}
-	if v, ok := c.verified.Load(identity(pkg)); ok {
-		if e := v.(Entry); matches(e.Hashes, want) {
+	if e, ok := c.recall(pkg); ok {
+		if matches(e.Hashes, want) {
 			return e.hit(), true
 		}
 	}
