@@ -186,6 +186,7 @@ func LockModule(ctx context.Context, opts LockModuleOptions) (*Result, error) {
 		return nil, err
 	}
 	defer cleanup()
+	ctx = source.WithRun(ctx) // one ls-remote per git repository, as in Init
 	mc, mod, err := r.moduleCall(opts)
 	if err != nil {
 		return nil, err

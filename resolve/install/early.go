@@ -2,7 +2,6 @@ package install
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -17,17 +16,25 @@ import (
 	"github.com/tflock/tflock/resolve/config"
 )
 
-// readCalledTree reads the module tree of a fetched remote module called
-// by mc: its input variables, which its own module calls' sources and
-// versions may use, take the arguments of mc.
-func (r *run) readCalledTree(ctx context.Context, dir string, mc *config.ModuleCall, pkgRoot, manifestRoot string) ([]*config.ModuleCall, error) {
+// parsedTree is a called module tree read, not yet recorded.
+type parsedTree struct {
+	cfg   *config.Config
+	diags hcl.Diagnostics
+}
+
+// parseCalledTree reads the module tree of a fetched remote module called
+// by mc, from dir in the package in pkgRoot: its input variables, which
+// its own module calls' sources and versions may use, take the arguments
+// of mc. It records nothing ([run.useTree] does), so it may run beside
+// the level's other fetches.
+func (r *run) parseCalledTree(dir string, mc *config.ModuleCall, pkgRoot string) *parsedTree {
 	opts := r.readOptions()
 	opts.Caller = mc
 	cfg, diags := config.ReadTree(dir, mc.Path, opts)
 	if !diags.HasErrors() {
 		diags = append(diags, packageDiags(cfg, pkgRoot)...)
 	}
-	return r.useTree(ctx, dir, cfg, diags, pkgRoot, manifestRoot)
+	return &parsedTree{cfg: cfg, diags: diags}
 }
 
 // uncovered says why the directory dir of a local module, inside the

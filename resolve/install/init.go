@@ -66,6 +66,9 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 	if s.Reverify {
 		ctx = cache.Reverify(ctx)
 	}
+	// One ls-remote per git repository for the whole run: its versions,
+	// the refs of its calls and the commits fetched.
+	ctx = source.WithRun(ctx)
 	r := newRun(s)
 	if err := r.walk(ctx); err != nil {
 		return nil, err

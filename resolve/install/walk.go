@@ -48,6 +48,9 @@ type moduleFetch struct {
 	// reused is true when the module was installed already and matches
 	// the lock: entry.Dir is its installed directory, kept as it is.
 	reused bool
+	// tree is the module tree the call runs, read as soon as it was
+	// fetched; nil when it is still to be read.
+	tree *parsedTree
 }
 
 // addTree records a module tree and returns its remote module calls.
@@ -115,6 +118,8 @@ func (r *run) walk(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	prep := r.newPrep(ctx)
+	defer prep.stop()
 	for len(pending) > 0 {
 		r.bindSourceLocks(pending)
 		r.adoptInstalled(pending)
@@ -126,6 +131,11 @@ func (r *run) walk(ctx context.Context) error {
 		for _, q := range r.requirements() {
 			if _, ok := q.Package.(source.ModulePackage); ok && (want[q.Call] != nil || r.s.Resolve.UnifyModules) {
 				reqs = append(reqs, q)
+			}
+		}
+		for _, q := range reqs {
+			if want[q.Call] != nil {
+				prep.add(q)
 			}
 		}
 		sel, err := resolve.Resolve(ctx, reqs, r.lister, r.resolveOptions(nil))
@@ -145,6 +155,18 @@ func (r *run) walk(ctx context.Context) error {
 				mf, err := r.fetchModule(gctx, pick, mc)
 				if err != nil {
 					return err
+				}
+				// Its module tree is read now, beside the level's other
+				// fetches, and the calls it makes prepared.
+				if dir, err := moduleDir(mf.entry.Dir, mf.sub); err == nil {
+					mf.tree = r.parseCalledTree(dir, mc, mf.entry.Dir)
+					if mf.tree.cfg != nil {
+						for _, m := range mf.tree.cfg.Modules {
+							for _, q := range m.Requirements {
+								prep.add(q)
+							}
+						}
+					}
 				}
 				mu.Lock()
 				done = append(done, mf)
@@ -166,7 +188,10 @@ func (r *run) walk(ctx context.Context) error {
 				return &source.Error{Package: mf.pick.Package, Err: fmt.Errorf("module %q: %w", mf.pick.Call, err)}
 			}
 			root := path.Join(r.modulesRoot(), mf.pick.Call)
-			more, err := r.readCalledTree(ctx, dir, mf.call, mf.entry.Dir, root)
+			if mf.tree == nil {
+				mf.tree = r.parseCalledTree(dir, mf.call, mf.entry.Dir)
+			}
+			more, err := r.useTree(ctx, dir, mf.tree.cfg, mf.tree.diags, mf.entry.Dir, root)
 			if err != nil {
 				return err
 			}
@@ -174,6 +199,59 @@ func (r *run) walk(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// preparer is a source that can make ahead of a Fetch the listing the
+// Fetch will need (source/assemble's Dispatch, routing to the git
+// source's Prepare).
+type preparer interface {
+	Prepare(ctx context.Context, pkg source.Package)
+}
+
+// prep lets the source list ahead the repositories that calls pinned by
+// a ref (or following a default branch) will be fetched from (the git
+// source's Prepare, in the run's shared listings): those of a level's
+// calls while the level's constraints are resolved, so that a level that
+// calls a repository by a constraint and another by a ref waits for one
+// listing, not for two in turn; and those of the calls a fetched module
+// makes as soon as its tree is read, while the level's other fetches go
+// on. Only calls without a lock entry are prepared: a locked call may
+// need no listing at all (installed, or in the cache).
+type prep struct {
+	r      *run
+	p      preparer // nil: the source prepares nothing
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	seen   map[string]bool // the calls prepared
+}
+
+func (r *run) newPrep(ctx context.Context) *prep {
+	p, _ := r.s.Source.(preparer)
+	ctx, cancel := context.WithCancel(ctx)
+	return &prep{r: r, p: p, ctx: ctx, cancel: cancel, seen: map[string]bool{}}
+}
+
+// add prepares the package of a module requirement, once per call.
+func (pp *prep) add(q resolve.Requirement) {
+	pkg, ok := q.Package.(source.ModulePackage)
+	if pp.p == nil || !ok || (pkg.Ref == "" && !q.Constraints.IsZero()) || pp.r.locked.Module(q.Call) != nil {
+		return
+	}
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if pp.seen[q.Call] {
+		return
+	}
+	pp.seen[q.Call] = true
+	pp.wg.Go(func() { pp.p.Prepare(pp.ctx, pkg) })
+}
+
+// stop stops what is still under way and waits for it.
+func (pp *prep) stop() {
+	pp.cancel()
+	pp.wg.Wait()
 }
 
 // upgradingModule reports whether the call's locked version is ignored.

@@ -157,6 +157,24 @@ func (d *Dispatch) httpSource() source.Source {
 	return d.defaultHTTP
 }
 
+// preparer is a source that can make ahead of a Fetch the listing the
+// Fetch will need ([git.Source.Prepare]).
+type preparer interface {
+	Prepare(ctx context.Context, pkg source.Package)
+}
+
+// Prepare routes pkg as Fetch does, and lets its source make ahead what
+// fetching it will list, when the source can ([git.Source.Prepare]); it
+// reports nothing, and returns when that is done. resolve/install's Init
+// prepares the calls a level will fetch while it resolves the level.
+func (d *Dispatch) Prepare(ctx context.Context, pkg source.Package) {
+	if src, err := d.route(pkg); err == nil {
+		if p, ok := src.(preparer); ok {
+			p.Prepare(ctx, pkg)
+		}
+	}
+}
+
 // Versions implements [source.Lister].
 func (d *Dispatch) Versions(ctx context.Context, pkg source.Package) ([]source.Available, error) {
 	if m := d.remembered(); m != nil {

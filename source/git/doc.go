@@ -7,7 +7,8 @@
 //
 // # Versions
 //
-// [Source.Versions] runs "git ls-remote --tags" (nothing is cloned). Tags
+// [Source.Versions] runs "git ls-remote --heads --tags" (nothing is
+// cloned; the same listing answers refs and fetches, see [source.WithRun]). Tags
 // that are strict semantic versions, with or without a "v" prefix, are
 // versions ("v1.2.0" and "1.2.0"; not "1.2" or "release-1"); annotated tags
 // are peeled to their commit. Each [source.Available] has Ref set to the tag
@@ -23,25 +24,27 @@
 //     commit and fetches that;
 //   - with neither, fetches the remote's default branch (HEAD).
 //
-// Only what is needed is asked of the remote: a ref is resolved with
-// "git ls-remote --heads --tags -- URL refs/tags/REF refs/tags/REF^{}
-// refs/heads/REF" (a protocol v2 server then sends branches and tags only,
-// never a repository's thousands of refs/pull/*, and git prints the refs
-// asked only); a full commit id (40 or 64 hexadecimal digits) is fetched
-// without any ls-remote, so a branch or tag whose name is a full commit id
-// is not looked up; the default branch asks for "HEAD" only; a version
-// lists the tags ("--tags").
+// Only what is needed is asked of the remote: a version, and a ref that
+// names a branch or tag, are resolved with the repository's branches and
+// tags, "git ls-remote --heads --tags -- URL" (a protocol v2 server then
+// sends branches and tags only, never a repository's thousands of
+// refs/pull/*; patterns after the URL would not reduce what it sends),
+// once per repository and run ([source.WithRun]; [Source.Prepare]
+// makes it ahead of the fetch); a full commit id (40
+// or 64 hexadecimal digits) is fetched without any ls-remote, so a branch
+// or tag whose name is a full commit id is not looked up; the default
+// branch asks for "HEAD" only, and another full ref name for itself.
 //
 // A ref that names both a tag and a branch (refs/tags/REF and
 // refs/heads/REF) at different commits is refused with an
 // [*AmbiguousRefError] naming both: OpenTofu installs the tag, or the
 // branch when the source has a "depth" argument ("git clone --depth N
 // --branch REF" prefers the branch), and a server can add such a branch
-// at any time, so tflock locks neither. The ls-remote that resolves the
-// ref reports both, at no cost. A version's tag (which a managed "ref"
-// writes) is checked the same way when the source has a "depth" (one more
-// ls-remote, for that branch only); without one, tofu installs the tag,
-// as tflock does. A full ref name ("refs/tags/REF") is not ambiguous.
+// at any time, so tflock locks neither. The listing of branches and tags
+// reports both, at no cost. A version's tag (which a managed "ref"
+// writes) is checked the same way when the source has a "depth"; without
+// one, tofu installs the tag, as tflock does. A full ref name
+// ("refs/tags/REF") is not ambiguous.
 //
 // When Pin is set (the commit the lock file recorded), a tag (a version's
 // tag, or a ref that names a tag) must still point to it, else Fetch fails
@@ -50,8 +53,10 @@
 // now (the lock is the point), and no "moved" error is raised; without
 // Pin, its current head. A commit id ref that is not the pinned commit is
 // an error wrapping source.ErrChecksumMismatch. Only the
-// needed commit is fetched, shallowly ("--depth 1", or the address's
-// "depth") where the server allows it, falling back to a full fetch. As in
+// needed commit is fetched, by the commit ID the listing gave (which saves
+// the server a second listing of its refs), shallowly ("--depth 1", or
+// the address's "depth") where the server allows it, falling back to the
+// ref by name and then to a full fetch. As in
 // OpenTofu, a "depth" argument needs "ref" to name a branch or tag: with a
 // commit ID, Fetch fails with [ErrDepthNeedsRef].
 // Submodules are checked out recursively, as OpenTofu does. The result has
@@ -69,7 +74,11 @@
 //
 // With [Options.CacheDir] set, clones are kept in bare repositories under
 // that directory, each named by the SHA-256 of its URL without credentials,
-// and tag lists are recorded beside them. A locked version whose tag was
+// and tag lists are recorded beside them. A commit is fetched straight
+// into the clone, and the package's tree is written from it by one "git
+// read-tree" into the package directory, as a checkout writes it, without
+// a checkout repository or a second fetch (a tree with submodules, which
+// need a repository, is checked out from the clone). A locked version whose tag was
 // deleted upstream then still installs from the cache, with a warning, when
 // the commit recorded for the tag matches the lock's. The caller compares
 // Fetched.Hashes with the lock as for any package. [Source.Versions] lists

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,7 +95,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 				// the same name if there is one: ask for it (without
 				// depth, tofu takes the tag, as here).
 				if r.Depth > 0 {
-					heads, err := s.lsRemote(ctx, r, "--heads", "--", r.URL, "refs/heads/"+a.Ref)
+					heads, err := s.headsAndTags(ctx, r, m)
 					if err != nil {
 						return target{}, err
 					}
@@ -125,7 +126,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		var refs map[string]string
 		if !isCommitID(m.Ref) {
 			var err error
-			if refs, err = s.lsRemoteRef(ctx, r, m.Ref); err != nil {
+			if refs, err = s.lsRemoteRef(ctx, r, m, m.Ref); err != nil {
 				return target{}, err
 			}
 		}
@@ -155,7 +156,7 @@ func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.
 		}
 		return target{}, fmt.Errorf("%w: no branch, tag or commit %q", source.ErrVersionNotFound, m.Ref)
 	default:
-		refs, err := s.lsRemote(ctx, r, "--", r.URL, "HEAD")
+		refs, err := s.lsRemoteHead(ctx, r)
 		if err != nil {
 			return target{}, err
 		}
@@ -235,19 +236,18 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 		return "", err
 	}
 	defer run.close()
-	if _, err := run.run(ctx, work, "init", "-q"); err != nil {
-		return "", err
-	}
 	var commit string
 	if s.opts.CacheDir != "" {
 		commit, err = s.fromCache(ctx, run, r, t, m, work)
 	} else {
-		commit, err = fetchInto(ctx, run, work, r.URL, t, r.Depth)
+		if _, err := run.run(ctx, work, "init", "-q"); err != nil {
+			return "", err
+		}
+		if commit, err = fetchInto(ctx, run, work, r.URL, t, r.Depth, ""); err == nil {
+			err = checkout(ctx, run, work, commit)
+		}
 	}
 	if err != nil {
-		return "", err
-	}
-	if _, err := run.run(ctx, work, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", commit); err != nil {
 		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(work, ".gitmodules")); err == nil {
@@ -285,60 +285,106 @@ func (s *Source) export(ctx context.Context, m source.ModulePackage, r address.R
 	return commit, nil
 }
 
+// checkout checks commit out in the repository at work.
+func checkout(ctx context.Context, run *runner, work, commit string) error {
+	_, err := run.run(ctx, work, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", commit)
+	return err
+}
+
 // fromCache makes sure the cached bare clone holds the target commit under
-// refs/tflock/COMMIT, fetches that commit from it into the repository at
-// work, and returns the full commit ID. It holds the cache entry's lock
-// throughout, so that other processes sharing CacheDir see the clone only
-// between complete updates.
+// refs/tflock/COMMIT, writes its tree into the empty directory work, and
+// returns the full commit ID. The tree is read straight from the clone
+// into work ([readTree]): work becomes a repository of its own, the
+// commit fetched from the clone and checked out, only when the tree has
+// submodules (a .gitmodules file), which need one. It holds the cache
+// entry's lock throughout, so that other processes sharing CacheDir see
+// the clone only between complete updates.
 func (s *Source) fromCache(ctx context.Context, run *runner, r address.Remote, t target, m source.ModulePackage, work string) (string, error) {
 	unlock, err := s.lockEntry(ctx, r, m, repoLock)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	bare, err := s.openBare(ctx, run, r)
+	bare, created, err := s.openBare(ctx, run, r)
 	if err != nil {
 		return "", err
 	}
-	commit, err := fillCache(ctx, s.opts.Events, run, bare, r, t, m)
+	created = madeEmpty(ctx, bare) || created
+	commit, err := fillCache(ctx, s.opts.Events, run, bare, created, r, t, m)
 	if err != nil {
+		return "", err
+	}
+	if err := readTree(ctx, run, bare, commit, work); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(work, ".gitmodules")); err != nil {
+		return commit, nil
+	}
+	// Submodules: a checkout of the commit, in place of the tree.
+	if err := os.RemoveAll(work); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return "", err
+	}
+	if _, err := run.run(ctx, work, "init", "-q"); err != nil {
 		return "", err
 	}
 	if _, err := run.run(ctx, work, "fetch", "-q", "--no-tags", bare, "refs/tflock/"+commit); err != nil {
 		return "", err
 	}
-	return commit, nil
+	return commit, checkout(ctx, run, work, commit)
+}
+
+// readTree writes the tree of commit, from the repository at bare, into
+// the empty directory work, as a checkout would write it (file modes,
+// symbolic links, the repository's .gitattributes conversions), with one
+// git command and no copy of the objects: "git --git-dir BARE
+// --work-tree WORK read-tree --reset -u COMMIT", with an index of its
+// own in WORK/.git, which the caller removes with the rest of the
+// version-control metadata.
+func readTree(ctx context.Context, run *runner, bare, commit, work string) error {
+	gitDir := filepath.Join(work, ".git")
+	if err := os.Mkdir(gitDir, 0o700); err != nil {
+		return err
+	}
+	_, err := run.runEnv(ctx, work, []string{"GIT_INDEX_FILE=" + filepath.Join(gitDir, "index")},
+		"--git-dir", bare, "--work-tree", work, "read-tree", "--reset", "-u", commit)
+	return err
 }
 
 // openBare returns the path of the cached bare clone of r, creating it if
-// needed: "git init --bare" runs in a temporary directory renamed into
-// place, so a clone without HEAD is the leftover of an interrupted creation
-// and is made afresh. It also removes the lock files a killed git left
-// behind. The caller holds the entry's repo lock.
-func (s *Source) openBare(ctx context.Context, run *runner, r address.Remote) (string, error) {
+// needed (created reports it): "git init --bare" runs in a temporary
+// directory renamed into place, so a clone without HEAD is the leftover of
+// an interrupted creation and is made afresh. It also removes the lock
+// files a killed git left behind. The caller holds the entry's repo lock.
+func (s *Source) openBare(ctx context.Context, run *runner, r address.Remote) (bare string, created bool, err error) {
 	entry := s.cacheDir(r)
-	bare := filepath.Join(entry, "repo.git")
+	bare = filepath.Join(entry, "repo.git")
 	removeStale(entry, ".repo-*")
 	if _, err := os.Stat(filepath.Join(bare, "HEAD")); err == nil {
 		removeGitLocks(bare)
-		return bare, nil
+		return bare, false, nil
 	}
 	if err := os.RemoveAll(bare); err != nil {
-		return "", err
+		return "", false, err
 	}
 	tmp, err := os.MkdirTemp(entry, ".repo-*")
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if _, err := run.run(ctx, tmp, "init", "-q", "--bare"); err != nil {
+	// No template: the sample hooks and the description are files for
+	// a person's repository, a dozen file creations the cache does not
+	// need.
+	if _, err := run.run(ctx, tmp, "init", "-q", "--bare", "--template="); err != nil {
 		os.RemoveAll(tmp)
-		return "", err
+		return "", false, err
 	}
 	if err := os.Rename(tmp, bare); err != nil {
 		os.RemoveAll(tmp)
-		return "", err
+		return "", false, err
 	}
-	return bare, nil
+	return bare, true, nil
 }
 
 // removeGitLocks removes git's own lock files (NAME.lock) at the top of
@@ -356,9 +402,10 @@ func removeGitLocks(bare string) {
 }
 
 // fillCache makes sure the bare clone holds the target commit under
-// refs/tflock/COMMIT and returns the full commit ID.
-func fillCache(ctx context.Context, events source.Events, run *runner, bare string, r address.Remote, t target, m source.ModulePackage) (string, error) {
-	if isCommitID(t.commit) {
+// refs/tflock/COMMIT and returns the full commit ID. created says the
+// clone was just made, and so holds nothing yet.
+func fillCache(ctx context.Context, events source.Events, run *runner, bare string, created bool, r address.Remote, t target, m source.ModulePackage) (string, error) {
+	if isCommitID(t.commit) && !created {
 		if _, err := run.run(ctx, bare, "rev-parse", "-q", "--verify", "refs/tflock/"+t.commit); err == nil {
 			source.EmitContext(ctx, events, source.Event{Kind: source.EventCacheHit, Package: redacted(m), Detail: "commit " + t.commit})
 			return t.commit, nil
@@ -370,56 +417,87 @@ func fillCache(ctx context.Context, events source.Events, run *runner, bare stri
 		}
 		return t.commit, nil
 	}
-	commit, err := fetchInto(ctx, run, bare, r.URL, t, r.Depth)
-	if err != nil {
-		return "", err
-	}
-	if _, err := run.run(ctx, bare, "update-ref", "refs/tflock/"+commit, commit); err != nil {
-		return "", err
-	}
-	return commit, nil
+	return fetchInto(ctx, run, bare, r.URL, t, r.Depth, "refs/tflock/")
 }
 
+// fetchArgs begin every fetch from a remote: quiet, no tags, the
+// objects kept as the pack received (one file and its index, not a file
+// per object, which the default does for fewer than 100 objects), and no
+// automatic maintenance after it (a "git maintenance run --auto" process
+// per fetch, and a repacking now and then, while the user waits). A
+// cached clone gains a pack per commit fetched.
+var fetchArgs = []string{"-c", "fetch.unpackLimit=1", "-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q", "--no-tags"}
+
 // fetchInto fetches the target commit from remote into the repository at
-// repo: shallow by ref name or commit ID first, a full fetch if the server
-// refuses. It checks that the ref still gives the expected commit and
-// returns the full commit ID.
-func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, depth int) (string, error) {
+// repo and returns the full commit ID; with keep set ("refs/tflock/"), it
+// also points the ref keep+COMMIT at it. A commit known by its full ID
+// (what the listing gave) is fetched by that ID, shallowly ("--depth 1",
+// or the address's depth): one request fewer than by name (a protocol v2
+// server is not asked for its refs again), and no question of a tag that
+// moved since the listing. A server that refuses a commit ID is asked for
+// the ref by name (which must still give the expected commit if it is a
+// tag), and one that refuses a shallow fetch for everything.
+func fetchInto(ctx context.Context, run *runner, repo, remote string, t target, depth int, keep string) (string, error) {
 	if depth <= 0 {
 		depth = 1
 	}
-	want := t.ref
-	if want == "" {
-		want = t.commit
+	keepRef := func(commit string) (string, error) {
+		if keep == "" {
+			return commit, nil
+		}
+		if _, err := run.run(ctx, repo, "update-ref", keep+commit, commit); err != nil {
+			return "", err
+		}
+		return commit, nil
 	}
-	_, err := run.run(ctx, repo, "fetch", "-q", "--no-tags", "--depth", strconv.Itoa(depth), remote, want)
-	if err != nil {
+	shallow := slices.Clip(slices.Concat(fetchArgs, []string{"--depth", strconv.Itoa(depth), remote}))
+	var err error
+	if isCommitID(t.commit) {
+		spec := t.commit
+		if keep != "" {
+			spec = "+" + t.commit + ":" + keep + t.commit
+		}
+		if _, err = run.run(ctx, repo, append(shallow, spec)...); err == nil {
+			return t.commit, nil
+		}
 		if ctx.Err() != nil {
 			return "", err
 		}
-		// The server may refuse a shallow fetch or a commit ID: fetch
-		// everything.
-		if _, err2 := run.run(ctx, repo, "fetch", "-q", "--no-tags", remote, "+refs/heads/*:refs/tflock-all/heads/*", "+refs/tags/*:refs/tflock-all/tags/*"); err2 != nil {
+	}
+	if t.ref != "" || !isCommitID(t.commit) {
+		want := t.ref
+		if want == "" {
+			want = t.commit
+		}
+		if _, err = run.run(ctx, repo, append(shallow, want)...); err == nil {
+			out, err := run.run(ctx, repo, "rev-parse", "-q", "--verify", "FETCH_HEAD^{commit}")
+			if err != nil {
+				return "", err
+			}
+			got := strings.TrimSpace(string(out))
+			// A tag that moved between listing and fetching is
+			// reported; a branch moves on by design, and its new head
+			// is what was asked for.
+			if isTag(t.ref) && got != t.commit {
+				return "", &MovedTagError{Source: address.Redact(remote), Ref: t.display, Locked: t.commit, Now: got}
+			}
+			if t.ref == "" && !strings.HasPrefix(got, t.commit) {
+				return "", fmt.Errorf("%w: commit %s not found", source.ErrVersionNotFound, t.commit)
+			}
+			return keepRef(got)
+		}
+		if ctx.Err() != nil {
 			return "", err
 		}
-		out, err := run.run(ctx, repo, "rev-parse", "-q", "--verify", t.commit+"^{commit}")
-		if err != nil {
-			return "", fmt.Errorf("%w: commit %s not found", source.ErrVersionNotFound, t.commit)
-		}
-		return strings.TrimSpace(string(out)), nil
 	}
-	out, err := run.run(ctx, repo, "rev-parse", "-q", "--verify", "FETCH_HEAD^{commit}")
-	if err != nil {
+	// The server may refuse a shallow fetch or a commit ID: fetch
+	// everything.
+	if _, err2 := run.run(ctx, repo, slices.Concat(fetchArgs, []string{remote, "+refs/heads/*:refs/tflock-all/heads/*", "+refs/tags/*:refs/tflock-all/tags/*"})...); err2 != nil {
 		return "", err
 	}
-	got := strings.TrimSpace(string(out))
-	// A tag that moved between listing and fetching is reported; a branch
-	// moves on by design, and its new head is what was asked for.
-	if isTag(t.ref) && got != t.commit {
-		return "", &MovedTagError{Source: address.Redact(remote), Ref: t.display, Locked: t.commit, Now: got}
-	}
-	if t.ref == "" && !strings.HasPrefix(got, t.commit) {
+	out, err := run.run(ctx, repo, "rev-parse", "-q", "--verify", t.commit+"^{commit}")
+	if err != nil {
 		return "", fmt.Errorf("%w: commit %s not found", source.ErrVersionNotFound, t.commit)
 	}
-	return got, nil
+	return keepRef(strings.TrimSpace(string(out)))
 }

@@ -249,10 +249,10 @@ func (s *Source) Select(ctx context.Context, pkg source.ModulePackage, c version
 	return source.Available{}, &NoMatchingTagError{Source: address.Redact(r.LockSource()), Constraints: c.String(), Tags: names}
 }
 
-// listTags runs "git ls-remote --tags" and records the result in the
-// cache.
+// listTags returns the tags of the repository, from its branches and
+// tags ([Source.headsAndTags]).
 func (s *Source) listTags(ctx context.Context, r address.Remote, m source.ModulePackage) ([]tag, error) {
-	refs, err := s.lsRemote(ctx, r, "--tags", "--", r.URL)
+	refs, err := s.headsAndTags(ctx, r, m)
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +263,37 @@ func (s *Source) listTags(ctx context.Context, r address.Remote, m source.Module
 		}
 	}
 	slices.SortFunc(tags, func(a, b tag) int { return strings.Compare(a.name, b.name) })
-	if s.opts.CacheDir != "" {
-		if err := s.recordTags(ctx, r, m, tags); err != nil && ctx.Err() == nil {
-			s.warn(ctx, "cannot record the tags of %s in the cache: %v", r.URL, err)
-		}
-	}
 	return tags, nil
+}
+
+// headsAndTags lists the branches and tags of the repository, annotated
+// tags peeled: "git ls-remote --heads --tags -- URL", which asks a
+// protocol v2 server for refs/heads/ and refs/tags/ only, so that a
+// repository's other refs (such as thousands of refs/pull/*) are not even
+// sent. It is the one listing that answers a version list, a ref that
+// names a branch or tag (and whether it names both), and the commit to
+// fetch: in a run ([source.WithRun]) it runs once per repository. The
+// tags are recorded in the cache. The map is shared: callers must not
+// modify it.
+func (s *Source) headsAndTags(ctx context.Context, r address.Remote, m source.ModulePackage) (map[string]string, error) {
+	return s.listOnce(ctx, r, "heads+tags", func() (map[string]string, error) {
+		refs, err := s.lsRemote(ctx, r, "--heads", "--tags", "--", r.URL)
+		if err != nil {
+			return nil, err
+		}
+		if s.opts.CacheDir != "" {
+			var tags []tag
+			for name, commit := range refs {
+				if t, ok := strings.CutPrefix(name, "refs/tags/"); ok {
+					tags = append(tags, tag{t, commit})
+				}
+			}
+			if err := s.recordTags(ctx, r, m, tags); err != nil && ctx.Err() == nil {
+				s.warn(ctx, "cannot record the tags of %s in the cache: %v", r.URL, err)
+			}
+		}
+		return refs, nil
+	})
 }
 
 // refCandidates returns the full ref names a git "ref" argument may name,
@@ -282,27 +307,39 @@ func refCandidates(ref string) []string {
 	return names
 }
 
-// lsRemoteRef asks the remote for the refs a git "ref" argument may name
-// ([refCandidates], with the peeled form of each tag) and nothing else:
-// "git ls-remote --heads --tags -- URL refs/tags/REF refs/tags/REF^{}
-// refs/heads/REF". With --heads and --tags, git asks a protocol v2 server
-// for branches and tags only, so a repository's other refs (such as
-// thousands of refs/pull/*) are not even sent; the patterns keep the
-// output to the refs asked. A full ref name outside refs/heads/ and
-// refs/tags/, or "HEAD", is asked for without --heads and --tags.
-func (s *Source) lsRemoteRef(ctx context.Context, r address.Remote, ref string) (map[string]string, error) {
-	args := []string{"--heads", "--tags"}
+// lsRemoteRef returns the refs a git "ref" argument may name
+// ([refCandidates]), among others. When they are all branches or tags,
+// that is the repository's one listing ([Source.headsAndTags]). A full
+// ref name outside refs/heads/ and refs/tags/, or "HEAD", is asked for
+// by name ("git ls-remote -- URL refs/tags/REF refs/tags/REF^{}
+// refs/heads/REF REF"; git prints the refs asked only, but the server
+// sends all its refs), once per run ([source.WithRun]).
+func (s *Source) lsRemoteRef(ctx context.Context, r address.Remote, m source.ModulePackage, ref string) (map[string]string, error) {
 	var patterns []string
+	headsOrTags := true
 	for _, name := range refCandidates(ref) {
 		patterns = append(patterns, name)
 		if isTag(name) {
 			patterns = append(patterns, name+"^{}")
 		}
 		if !isTag(name) && !strings.HasPrefix(name, "refs/heads/") {
-			args = nil
+			headsOrTags = false
 		}
 	}
-	return s.lsRemote(ctx, r, append(append(args, "--", r.URL), patterns...)...)
+	if headsOrTags {
+		return s.headsAndTags(ctx, r, m)
+	}
+	return s.listOnce(ctx, r, "ref "+ref, func() (map[string]string, error) {
+		return s.lsRemote(ctx, r, append([]string{"--", r.URL}, patterns...)...)
+	})
+}
+
+// lsRemoteHead asks the remote for its default branch, "HEAD" only, once
+// per run ([source.WithRun]).
+func (s *Source) lsRemoteHead(ctx context.Context, r address.Remote) (map[string]string, error) {
+	return s.listOnce(ctx, r, "HEAD", func() (map[string]string, error) {
+		return s.lsRemote(ctx, r, "--", r.URL, "HEAD")
+	})
 }
 
 // lsRemote runs "git ls-remote" with the given arguments (options, "--",

@@ -156,13 +156,19 @@ func sweepKeyFiles() {
 // run runs git with args in dir ("" for the current directory) and returns
 // its standard output.
 func (r *runner) run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return r.runEnv(ctx, dir, nil, args...)
+}
+
+// runEnv is run with the variables env ("NAME=value") added to the
+// runner's environment.
+func (r *runner) runEnv(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	full := append(append([]string{}, r.configArgs...), args...)
 	cmd := exec.CommandContext(ctx, r.git, full...)
 	cmd.Dir = dir
-	cmd.Env = r.env
+	cmd.Env = append(slices.Clip(r.env), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

@@ -48,6 +48,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tflock/tflock/internal/testcert"
 	"github.com/tflock/tflock/source/git"
@@ -74,6 +75,10 @@ type Options struct {
 	// GitPath is the git executable that makes the repositories and
 	// serves them. Default: "git", looked up in PATH.
 	GitPath string
+	// Latency, when positive, delays every request by that long before
+	// it is answered: a remote host's round trip, for benchmarks.
+	// Default 0: none.
+	Latency time.Duration
 	// Root, when set, is the directory of the repositories served: the
 	// repository in ROOT/PATH is at URL/PATH, and [Server.Repo] makes its
 	// repositories there too. The server leaves it in place. Default: a
@@ -161,6 +166,9 @@ func Start(opts Options) (_ *Server, err error) {
 	}
 	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
+		if opts.Latency > 0 {
+			time.Sleep(opts.Latency)
+		}
 		if s.auth != nil {
 			u, p, ok := r.BasicAuth()
 			if !ok || u != s.auth.Username || p != s.auth.Password {
