@@ -209,3 +209,37 @@ func FuzzInflatePaths(f *testing.F) {
 		}
 	})
 }
+
+// TestLargeEntryWrittenNotMapped installs a large entry with the default
+// thresholds and checks that it was decoded in chunks and written, not
+// decoded into a mapped file (see inflate.go: in a whole, cold process a
+// mapped output costs the kernel a zeroed page for every page written),
+// and that the installed bytes and h1: are right.
+func TestLargeEntryWrittenNotMapped(t *testing.T) {
+	root := t.TempDir()
+	zipPath := filepath.Join(root, "p.zip")
+	writeRepeatedZip(t, zipPath, "terraform-provider-big", pseudoBinary(102, 1<<20), 3)
+	want, err := dirhash.HashZip(zipPath, dirhash.Hash1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped := mappedEntries.Load()
+	dir := filepath.Join(root, "p")
+	sum, err := (Options{}).Install(context.Background(), zipPath, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := mappedEntries.Load() - mapped; n != 0 {
+		t.Errorf("%d entries decoded into mapped files; want none by default", n)
+	}
+	if sum.H1 != Hash(want) {
+		t.Errorf("h1 %s, want %s", sum.H1, want)
+	}
+	got, err := H1Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != sum.H1 {
+		t.Errorf("installed tree hashes to %s, want %s", got, sum.H1)
+	}
+}
