@@ -33,10 +33,11 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	defer unlock()
 	key := identity(pkg)
 	// Named as a fill's work directory: a killed run's is swept alike.
-	work, err := os.MkdirTemp(filepath.Join(c.dir, "tmp"), tempName("fill", keyName(key)))
-	if err != nil {
-		return Entry{}, false, fmt.Errorf("cache: %w", err)
-	}
+	// It is not made: a source that hands its archive over downloads it
+	// as that very file (fsutil.ArchiveFile), with no directory made and
+	// removed around it; one that extracts makes the directory. Under the
+	// package's lock, no other work takes the name.
+	work := filepath.Join(c.dir, "tmp", tempName("fill", keyName(key))+randomSuffix())
 	defer os.RemoveAll(work)
 	pkgDir := work // nothing else goes there
 	f, err := fetch(ctx, pkgDir)
