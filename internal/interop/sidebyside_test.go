@@ -37,6 +37,9 @@ import (
 //     the time no client of the protocol can go below on this machine.
 //
 // Each tool is skipped without its variable (TFLOCK_TOFU, TFLOCK_TERRAFORM).
+// With TFLOCK_BENCH_BASELINE naming an examples/lock binary built from
+// another revision, that binary runs too, as the tool "tflock-baseline",
+// interleaved with the others: a before/after comparison in one run.
 // The "requests/op" metric is the registry's count; the cold measure also
 // reports "peak-RSS-MiB", and the CPU time of the process, "user-s/op" and
 // "sys-s/op" (see peakRSS). Compare with
@@ -44,6 +47,9 @@ import (
 // figures.
 func BenchmarkSideBySide(b *testing.B) {
 	tools := []struct{ name, env string }{{"tofu", "TFLOCK_TOFU"}, {"terraform", "TFLOCK_TERRAFORM"}, {"tflock", ""}}
+	if os.Getenv("TFLOCK_BENCH_BASELINE") != "" {
+		tools = append(tools, struct{ name, env string }{"tflock-baseline", "TFLOCK_BENCH_BASELINE"})
+	}
 	mib := 400
 	if s := os.Getenv("TFLOCK_BENCH_PROVIDER_MIB"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -79,16 +85,16 @@ func BenchmarkSideBySide(b *testing.B) {
 		bigWorld.t = b
 		return bigWorld
 	}
+	isTflock := func(tool string) bool { return tool == "tflock" || tool == "tflock-baseline" }
 	initArgs := func(tool string) []string {
-		if tool == "tflock" {
+		if isTflock(tool) {
 			return nil
 		}
 		return []string{"init", "-input=false", "-no-color"}
 	}
 	runTool := func(b *testing.B, w *world, tool, bin string, args []string) {
-		if tool == "tflock" {
-			w.tflock(0, args...)
-			return
+		if isTflock(tool) {
+			args = append(append([]string{"-cache-dir", filepath.Join(w.home, "tflock-cache")}, args...), w.dir)
 		}
 		w.run(0, bin, args...)
 	}
@@ -192,7 +198,7 @@ func BenchmarkSideBySide(b *testing.B) {
 					for i := range 50 {
 						args = append(args, fmt.Sprintf("acme/p%02d", i))
 					}
-				case "tflock":
+				case "tflock", "tflock-baseline":
 					args = append(args, "providers-lock", "-cache-dir", filepath.Join(w.home, "tflock-cache"))
 					for _, p := range plats {
 						args = append(args, "-platform", p)
