@@ -201,10 +201,8 @@ func (f *File) AddProviderHashes(addr tfaddr.Provider, hs ...hash.Hash) (bool, e
 	}
 	grown := *p
 	grown.Hashes = normalizeHashes(append(slices.Clone(p.Hashes), hs...))
-	if !plainHashes(without(grown.Hashes, p.Hashes)) {
-		if err := checkProvider(&grown, p.Hashes); err != nil {
-			return false, err
-		}
+	if err := checkProvider(&grown, p.Hashes); err != nil {
+		return false, err
 	}
 	n := len(p.Hashes)
 	p.Hashes = grown.Hashes
@@ -273,10 +271,8 @@ func (f *File) AddModuleHashes(path string, hs ...hash.Hash) (bool, error) {
 	}
 	grown := *m
 	grown.Hashes = normalizeHashes(append(slices.Clone(m.Hashes), hs...))
-	if !plainHashes(without(grown.Hashes, m.Hashes)) {
-		if err := checkModule(&grown, m.Hashes); err != nil {
-			return false, err
-		}
+	if err := checkModule(&grown, m.Hashes); err != nil {
+		return false, err
 	}
 	n := len(m.Hashes)
 	m.Hashes = grown.Hashes
