@@ -1,6 +1,7 @@
 package lockfile
 
 import (
+	"path/filepath"
 	"testing"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -50,6 +51,39 @@ func TestPlainProviderAgreesWithTheParser(t *testing.T) {
 			})
 			if plain && err != nil {
 				t.Errorf("plain, but the parser refuses it: %v", err)
+			}
+		})
+	}
+}
+
+// TestWriteFilePlainOrParsed checks that WriteFile, which does not parse
+// back a plain file, still refuses a file whose provider lock was made
+// invalid through its pointer, or whose two locks now share an address.
+func TestWriteFilePlainOrParsed(t *testing.T) {
+	a := tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/null")
+	b := tfaddr.MustParseProviderSource("registry.opentofu.org/hashicorp/random")
+	v := versions.MustParse("3.2.0")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		spoil  func(f *File)
+		refuse bool
+	}{
+		{"plain", func(*File) {}, false},
+		{"version made zero", func(f *File) { f.Provider(a).Version = versions.Version{} }, true},
+		{"two locks of one address", func(f *File) { f.Provider(b).Addr = a }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := New()
+			for _, addr := range []tfaddr.Provider{a, b} {
+				if err := f.SetProvider(&ProviderLock{Addr: addr, Version: v}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.spoil(f)
+			err := WriteFile(filepath.Join(dir, "lock.hcl"), f)
+			if (err != nil) != c.refuse {
+				t.Fatalf("WriteFile = %v; want refused %v", err, c.refuse)
 			}
 		})
 	}
