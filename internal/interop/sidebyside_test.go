@@ -40,9 +40,10 @@ import (
 // With TFLOCK_BENCH_BASELINE naming an examples/lock binary built from
 // another revision, that binary runs too, as the tool "tflock-baseline",
 // interleaved with the others: a before/after comparison in one run.
-// The "requests/op" metric is the registry's count; the cold measure also
-// reports "peak-RSS-MiB", and the CPU time of the process, "user-s/op" and
-// "sys-s/op" (see peakRSS). Compare with
+// The "requests/op" metric is the registry's count; the cold and
+// providers-lock measures also report "peak-RSS-MiB", and the CPU time of
+// the process, "user-s/op" and "sys-s/op" (see peakRSS; every tool, the
+// floors too, then runs under GNU time). Compare with
 // benchstat; BENCHMARKS.md at the repository root has the command and the
 // figures.
 func BenchmarkSideBySide(b *testing.B) {
@@ -211,13 +212,19 @@ func BenchmarkSideBySide(b *testing.B) {
 					}
 				}
 				before := w.w.Registry.Requests()
+				rss := peakRSS(b, w)
 				for b.Loop() {
 					b.StopTimer()
 					fresh(w)
 					b.StartTimer()
 					w.run(0, bin, args...)
+					b.StopTimer()
+					rss.read()
+					b.StartTimer()
 				}
+				w.wrap = nil
 				b.ReportMetric(float64(w.w.Registry.Requests()-before)/float64(b.N), "requests/op")
+				rss.report()
 			})
 		}
 	}
