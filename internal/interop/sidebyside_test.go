@@ -44,7 +44,7 @@ import (
 // providers-lock measures also report "peak-RSS-MiB", and the CPU time of
 // the process, "user-s/op" and "sys-s/op" (see peakRSS; every tool, the
 // floors too, then runs under GNU time). Compare with
-// benchstat; BENCHMARKS.md at the repository root has the command and the
+// benchstat; resolve/install/BENCHMARKS.md has the command and the
 // figures.
 func BenchmarkSideBySide(b *testing.B) {
 	tools := []struct{ name, env string }{{"tofu", "TFLOCK_TOFU"}, {"terraform", "TFLOCK_TERRAFORM"}, {"tflock", ""}}
