@@ -61,6 +61,11 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 			computed = append(computed, sum.ZH)
 		}
 	} else {
+		// A fetch that brought no files may have made no directory
+		// either: its package is then the empty tree, as before.
+		if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+			return Entry{}, false, fmt.Errorf("cache: %w", err)
+		}
 		h1, err := h1Dir(pkgDir, isModule(pkg))
 		if err != nil {
 			return Entry{}, false, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}
