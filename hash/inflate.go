@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"sync/atomic"
@@ -19,13 +20,22 @@ import (
 //
 //   - a small entry (held whole) whose size is between wholeMin and
 //     wholeSmall: decoded whole into the worker's buffer;
-//   - a streamed entry being extracted, whose size is at least mapMin, on
-//     platforms that can map files (see mapOutput): decoded whole into the
-//     output file, mapped into memory, while a second goroutine hashes the
-//     part of it that is final;
-//   - any other streamed entry: decoded in chunks after a 32 KiB window, two
-//     chunk buffers in turn, one being hashed (and written) while the other
-//     is decoded into.
+//   - a streamed entry: decoded in chunks after a 32 KiB window, two chunk
+//     buffers in turn, one being hashed (and written) while the other is
+//     decoded into;
+//   - with mapMin lowered (the tests and benchmarks do), a streamed entry
+//     being extracted, whose size is at least mapMin, on platforms that can
+//     map files (see mapOutput): decoded whole into the output file, mapped
+//     into memory, while a second goroutine hashes the part of it that is
+//     final.
+//
+// The mapped path is off by default. Each page of a file mapping is
+// zeroed by the kernel when it is faulted in and then written by the
+// decoder, where write(2) copies the chunk into the page cache once; in a
+// whole process, cold and after sync (as a user's first init runs), the
+// mapped output of a 400 MiB provider cost about 0.4–0.6 s more system
+// time than the chunks written (see hash/BENCHMARKS.md, issue 27), and
+// kept more resident (about 53 MiB against 31 MiB at its peak).
 //
 // klauspost/compress/flate stays the streaming fallback for small entries
 // outside that range: below wholeMin, where building the new decoder's
@@ -38,7 +48,7 @@ import (
 var (
 	wholeMin   int64 = 8 << 10
 	wholeSmall int64 = 256 << 10
-	mapMin     int64 = 1 << 20
+	mapMin     int64 = math.MaxInt64 // off (see above)
 )
 
 // mappedEntries counts the entries decoded into mapped files, for tests.

@@ -72,8 +72,8 @@ func (o Options) InstallReader(ctx context.Context, name string, r io.ReaderAt, 
 		if e.mode&0o111 != 0 {
 			perm = 0o755
 		}
-		// Read and write: a large entry is decoded into the file mapped into
-		// memory (see inflate.go).
+		// Read and write: a large entry may be decoded into the file mapped
+		// into memory (see inflate.go).
 		return os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	}
 	sum, err := o.hashZip(ctx, zipPath, r, size, out)

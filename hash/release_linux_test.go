@@ -11,13 +11,14 @@ import (
 	"golang.org/x/mod/sumdb/dirhash"
 )
 
-// withRelease sets how far ahead of the decoder a mapped output is
+// withRelease decodes the entries of 1 MiB or more being extracted into
+// mapped files, and sets how far ahead of the decoder a mapped output is
 // populated and how much of it is released at a time.
 func withRelease(t *testing.T, ahead, span int) {
 	t.Helper()
-	a, s := populateAhead, releaseSpan
-	populateAhead, releaseSpan = ahead, span
-	t.Cleanup(func() { populateAhead, releaseSpan = a, s })
+	a, s, m := populateAhead, releaseSpan, mapMin
+	populateAhead, releaseSpan, mapMin = ahead, span, 1<<20
+	t.Cleanup(func() { populateAhead, releaseSpan, mapMin = a, s, m })
 }
 
 // TestMappedOutputReleased installs, through the mapped path with small

@@ -58,10 +58,19 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
 func main() {
+	// A run is short and its live heap small: at Go's default pace
+	// (GOGC=100) the collector took about a third of the CPU of a
+	// "providers lock" of 50 providers. Unless GOGC says otherwise, a run
+	// collects a fourth as often; a mirror server, which runs long, keeps
+	// the default.
+	if os.Getenv("GOGC") == "" && !isMirrorCommand(os.Args[1:]) {
+		debug.SetGCPercent(400)
+	}
 	// Interrupted or terminated, the run is cancelled: it stops, removes
 	// its temporary files and leaves the lock file as it was.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

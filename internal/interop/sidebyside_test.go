@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +20,13 @@ import (
 //
 //   - cold: init of one large provider (TFLOCK_BENCH_PROVIDER_MIB MiB of
 //     provider-like executable, default 400; a zip of about 40% of that),
-//     nothing installed, no lock file, no cache;
+//     nothing installed, no lock file, no cache, and the file system
+//     synced before each run (sync(2), not timed), so that no run pays for
+//     the write-back of the one before: what a user's first init sees. A
+//     fourth tool, "floor" (internal/interop/floor -install), downloads
+//     the same package and writes as many bytes as it holds, at once, and
+//     does nothing else: the time the download and the page cache take on
+//     this machine, below which no installer can go;
 //   - warm: the same init run again, lock file, install and (for tflock)
 //     cache present;
 //   - providers-lock: "providers lock" of 50 providers for 4 platforms,
@@ -30,12 +37,20 @@ import (
 //     the time no client of the protocol can go below on this machine.
 //
 // Each tool is skipped without its variable (TFLOCK_TOFU, TFLOCK_TERRAFORM).
-// The "requests/op" metric is the registry's count; the cold measure also
-// reports "peak-RSS-MiB" (see peakRSS). Compare with
-// benchstat; BENCHMARKS.md at the repository root has the command and the
+// With TFLOCK_BENCH_BASELINE naming an examples/lock binary built from
+// another revision, that binary runs too, as the tool "tflock-baseline",
+// interleaved with the others: a before/after comparison in one run.
+// The "requests/op" metric is the registry's count; the cold and
+// providers-lock measures also report "peak-RSS-MiB", and the CPU time of
+// the process, "user-s/op" and "sys-s/op" (see peakRSS; every tool, the
+// floors too, then runs under GNU time). Compare with
+// benchstat; resolve/install/BENCHMARKS.md has the command and the
 // figures.
 func BenchmarkSideBySide(b *testing.B) {
 	tools := []struct{ name, env string }{{"tofu", "TFLOCK_TOFU"}, {"terraform", "TFLOCK_TERRAFORM"}, {"tflock", ""}}
+	if os.Getenv("TFLOCK_BENCH_BASELINE") != "" {
+		tools = append(tools, struct{ name, env string }{"tflock-baseline", "TFLOCK_BENCH_BASELINE"})
+	}
 	mib := 400
 	if s := os.Getenv("TFLOCK_BENCH_PROVIDER_MIB"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -71,16 +86,16 @@ func BenchmarkSideBySide(b *testing.B) {
 		bigWorld.t = b
 		return bigWorld
 	}
+	isTflock := func(tool string) bool { return tool == "tflock" || tool == "tflock-baseline" }
 	initArgs := func(tool string) []string {
-		if tool == "tflock" {
+		if isTflock(tool) {
 			return nil
 		}
 		return []string{"init", "-input=false", "-no-color"}
 	}
 	runTool := func(b *testing.B, w *world, tool, bin string, args []string) {
-		if tool == "tflock" {
-			w.tflock(0, args...)
-			return
+		if isTflock(tool) {
+			args = append(append([]string{"-cache-dir", filepath.Join(w.home, "tflock-cache")}, args...), w.dir)
 		}
 		w.run(0, bin, args...)
 	}
@@ -98,17 +113,32 @@ func BenchmarkSideBySide(b *testing.B) {
 		w.removeCache()
 	}
 
-	for _, tl := range tools {
+	coldTools := append(slices.Clone(tools), struct{ name, env string }{"floor", ""})
+	for _, tl := range coldTools {
 		b.Run("measure=cold/tool="+tl.name, func(b *testing.B) {
 			bin := binFor(b, tl.name, tl.env)
 			w := big(b)
+			args := initArgs(tl.name)
+			floorDir := filepath.Join(w.home, "floor-install")
+			if tl.name == "floor" {
+				addr := installtest.RegistryHost + "/acme/big"
+				info, ok := w.w.Registry.ProviderPackage(addr, "1.0.0", installtest.Platforms()[0])
+				if !ok {
+					b.Fatal("no package of the big provider")
+				}
+				args = []string{"-install", floorDir, fmt.Sprintf("%s/files/providers/%s/1.0.0/%s", w.w.Registry.URL, addr, info.Filename), strconv.Itoa(mib << 20)}
+			}
 			before := w.w.Registry.Requests()
 			rss := peakRSS(b, w)
 			for b.Loop() {
 				b.StopTimer()
 				fresh(w)
+				if err := os.RemoveAll(floorDir); err != nil {
+					b.Fatal(err)
+				}
+				syncFS()
 				b.StartTimer()
-				runTool(b, w, tl.name, bin, initArgs(tl.name))
+				runTool(b, w, tl.name, bin, args)
 				b.StopTimer()
 				rss.read()
 				b.StartTimer()
@@ -169,7 +199,7 @@ func BenchmarkSideBySide(b *testing.B) {
 					for i := range 50 {
 						args = append(args, fmt.Sprintf("acme/p%02d", i))
 					}
-				case "tflock":
+				case "tflock", "tflock-baseline":
 					args = append(args, "providers-lock", "-cache-dir", filepath.Join(w.home, "tflock-cache"))
 					for _, p := range plats {
 						args = append(args, "-platform", p)
@@ -182,13 +212,19 @@ func BenchmarkSideBySide(b *testing.B) {
 					}
 				}
 				before := w.w.Registry.Requests()
+				rss := peakRSS(b, w)
 				for b.Loop() {
 					b.StopTimer()
 					fresh(w)
 					b.StartTimer()
 					w.run(0, bin, args...)
+					b.StopTimer()
+					rss.read()
+					b.StartTimer()
 				}
+				w.wrap = nil
 				b.ReportMetric(float64(w.w.Registry.Requests()-before)/float64(b.N), "requests/op")
+				rss.report()
 			})
 		}
 	}
@@ -203,11 +239,15 @@ type rssMeter struct {
 	b    *testing.B
 	file string // where GNU time writes the size; "" when not measured
 	peak float64
+	// The CPU times of the runs read, in seconds, and their number.
+	user, sys float64
+	runs      int
 }
 
 // peakRSS makes w run its tools through GNU time, when there is one, so
-// that the benchmark can report the largest peak resident size of the
-// tool's processes as "peak-RSS-MiB": the maximum resident set size that
+// that the benchmark can report the mean user and system CPU time of the
+// tool's processes ("user-s/op", "sys-s/op") and their largest peak
+// resident size as "peak-RSS-MiB": the maximum resident set size that
 // /usr/bin/time reports, mapped file pages included, as a CI runner's
 // memory limit counts them. (The rusage of a child of the test process
 // itself would not do: a child started by Go shares the test process's
@@ -220,11 +260,11 @@ func peakRSS(b *testing.B, w *world) *rssMeter {
 		return m
 	}
 	m.file = filepath.Join(b.TempDir(), "rss")
-	w.wrap = []string{gnuTime, "-f", "%M", "-o", m.file}
+	w.wrap = []string{gnuTime, "-f", "%M %U %S", "-o", m.file}
 	return m
 }
 
-// read takes the peak of the last run.
+// read takes the peak and the CPU times of the last run.
 func (m *rssMeter) read() {
 	if m.file == "" {
 		return
@@ -233,16 +273,23 @@ func (m *rssMeter) read() {
 	if err != nil {
 		m.b.Fatal(err)
 	}
-	kib, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-	if err != nil {
+	var kib, user, sys float64
+	if _, err := fmt.Sscan(string(out), &kib, &user, &sys); err != nil {
 		m.b.Fatalf("%s: %q: %v", gnuTime, out, err)
 	}
 	m.peak = max(m.peak, kib*1024)
+	m.user += user
+	m.sys += sys
+	m.runs++
 }
 
-// report reports the largest peak read.
+// report reports the largest peak read and the mean CPU times.
 func (m *rssMeter) report() {
 	if m.peak > 0 {
 		m.b.ReportMetric(m.peak/(1<<20), "peak-RSS-MiB")
+	}
+	if m.runs > 0 {
+		m.b.ReportMetric(m.user/float64(m.runs), "user-s/op")
+		m.b.ReportMetric(m.sys/float64(m.runs), "sys-s/op")
 	}
 }

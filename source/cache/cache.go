@@ -206,10 +206,14 @@ type Entry struct {
 	Warnings []string
 }
 
-// FetchFunc brings a package into dir, which exists and is empty, or
-// hands over its archive ([source.Fetched.Archive], which the cache
-// extracts and hashes in one read). It is what [Cache.Fill] and
-// [Cache.Hash] call on a miss, usually [source.FetchArchive] of a source.
+// FetchFunc brings a package into dir, or hands over its archive
+// ([source.Fetched.Archive], which the cache extracts and hashes in one
+// read). It is what [Cache.Fill] and [Cache.Hash] call on a miss, usually
+// [source.FetchArchive] of a source. As a [source.Fetcher]'s, dir may not
+// exist yet: [Cache.Fill] makes it, empty; [Cache.Hash] does not, so
+// that an archive handed over there needs no directory made and removed
+// around it (a source then downloads it as the file dir itself). A
+// FetchFunc that writes into dir makes it first.
 type FetchFunc func(ctx context.Context, dir string) (*source.Fetched, error)
 
 // Open opens (creating if needed) the cache in dir. It returns an

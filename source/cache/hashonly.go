@@ -33,10 +33,11 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	defer unlock()
 	key := identity(pkg)
 	// Named as a fill's work directory: a killed run's is swept alike.
-	work, err := os.MkdirTemp(filepath.Join(c.dir, "tmp"), tempName("fill", keyName(key)))
-	if err != nil {
-		return Entry{}, false, fmt.Errorf("cache: %w", err)
-	}
+	// It is not made: a source that hands its archive over downloads it
+	// as that very file (fsutil.ArchiveFile), with no directory made and
+	// removed around it; one that extracts makes the directory. Under the
+	// package's lock, no other work takes the name.
+	work := filepath.Join(c.dir, "tmp", tempName("fill", keyName(key))+randomSuffix())
 	defer os.RemoveAll(work)
 	pkgDir := work // nothing else goes there
 	f, err := fetch(ctx, pkgDir)
@@ -60,6 +61,11 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 			computed = append(computed, sum.ZH)
 		}
 	} else {
+		// A fetch that brought no files may have made no directory
+		// either: its package is then the empty tree, as before.
+		if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+			return Entry{}, false, fmt.Errorf("cache: %w", err)
+		}
 		h1, err := h1Dir(pkgDir, isModule(pkg))
 		if err != nil {
 			return Entry{}, false, &source.Error{Source: "cache " + c.dir, Package: pkg, Err: err}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -62,6 +63,9 @@ func writeZip(t *testing.T, path string, entries []zipEntry) (zh, h1 hash.Hash) 
 // source.ArchiveFetcher does.
 func archiveFetch(t *testing.T, entries []zipEntry, stated []hash.Hash, limits source.Limits) cache.FetchFunc {
 	return func(ctx context.Context, dir string) (*source.Fetched, error) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
 		p := filepath.Join(dir, "package.zip")
 		zh, _ := writeZip(t, p, entries)
 		return &source.Fetched{Location: "test", Archive: p, Hashes: append([]hash.Hash{zh}, stated...), Limits: limits}, nil
@@ -257,5 +261,34 @@ func TestHashWithoutStoring(t *testing.T) {
 	other.Platform.Arch = "arm64"
 	if _, _, err := c.Hash(ctx, other, nil, archiveFetch(t, entries, []hash.Hash{hash.NewHash(hash.SchemeH1, sha256.Sum256([]byte("x")))}, source.Limits{})); !errors.Is(err, source.ErrChecksumMismatch) {
 		t.Errorf("Hash of a package whose stated h1: is wrong = %v, want ErrChecksumMismatch", err)
+	}
+}
+
+// Hash makes no work directory for the fetch: a source that hands its
+// archive over downloads it as the file of the path given (as
+// fsutil.ArchiveFile does), and nothing is left in tmp/ after.
+func TestHashMakesNoDirectory(t *testing.T) {
+	entries := []zipEntry{{name: "terraform-provider-null", body: "#!/bin/sh\necho null\n"}}
+	dir := t.TempDir()
+	c, err := cache.Open(dir, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zh hash.Hash
+	e, _, err := c.Hash(context.Background(), testPkg, nil, func(_ context.Context, work string) (*source.Fetched, error) {
+		if _, err := os.Lstat(work); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the fetch's directory %s exists (%v); want it not made", work, err)
+		}
+		zh, _ = writeZip(t, work, entries)
+		return &source.Fetched{Location: "test", Archive: work, Hashes: []hash.Hash{zh}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Hashes) != 2 || !slices.Contains(e.Hashes, zh) {
+		t.Errorf("hashes = %v, want an h1: and %s", e.Hashes, zh)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(ents) != 0 {
+		t.Errorf("tmp/ holds %d items after Hash, want none", len(ents))
 	}
 }

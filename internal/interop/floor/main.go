@@ -12,6 +12,16 @@
 //	floor [-platform OS_ARCH] BASE NAMESPACE/TYPE...
 //
 // BASE is the registry's providers.v1 service URL.
+//
+// With -install, floor is the floor of a cold install of one large
+// provider instead: it downloads the package at the URL given into a file
+// of the directory DIR and, at the same time, writes SIZE bytes (the
+// size of the package's contents) into a second file there, and nothing
+// else: no checksum, no decompression, no hash. It is the time that the
+// download and the writing of the same bytes into the page cache take on
+// this machine, below which no installer can go.
+//
+//	floor -install DIR URL SIZE
 package main
 
 import (
@@ -22,6 +32,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -30,7 +42,15 @@ import (
 
 func main() {
 	platform := flag.String("platform", "linux_amd64", "the platform whose download response is asked for")
+	installDir := flag.String("install", "", "download the package at URL into this directory and write SIZE bytes beside it")
 	flag.Parse()
+	if *installDir != "" {
+		if err := install(*installDir, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() < 2 {
 		fmt.Fprintln(os.Stderr, "usage: floor [-platform OS_ARCH] BASE NAMESPACE/TYPE...")
 		os.Exit(2)
@@ -99,6 +119,56 @@ func lock(base *url.URL, p, osName, arch string) error {
 	_, err = get(sums)
 	if serr := <-sigErr; err == nil {
 		err = serr
+	}
+	return err
+}
+
+// install is the -install mode: the download of args[0] and the writing
+// of args[1] bytes, at once.
+func install(dir string, args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("usage: floor -install DIR URL SIZE")
+	}
+	size, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil || size < 0 {
+		return fmt.Errorf("SIZE %q: want a whole number of bytes", args[1])
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	written := make(chan error, 1)
+	go func() {
+		f, err := os.Create(filepath.Join(dir, "contents"))
+		if err != nil {
+			written <- err
+			return
+		}
+		buf := make([]byte, 1<<20)
+		for left := size; left > 0 && err == nil; left -= int64(len(buf)) {
+			_, err = f.Write(buf[:min(left, int64(len(buf)))])
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		written <- err
+	}()
+	f, err := os.Create(filepath.Join(dir, "package.zip"))
+	if err != nil {
+		return err
+	}
+	resp, err := client.Get(args[0])
+	if err == nil {
+		_, err = io.Copy(f, resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("GET %s: %s", args[0], resp.Status)
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if werr := <-written; err == nil {
+		err = werr
 	}
 	return err
 }

@@ -211,11 +211,22 @@ func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
 
 // ArchiveFile creates the file into which a source downloads an archive it
 // hands over unextracted (source.ArchiveFetcher): in dir (the caller's
-// own, created if missing), named package-*.zip. The archive is the
-// result; the source removes it if anything fails.
+// own), named package-*.zip. When dir does not exist but its parent does,
+// the file is dir itself: a caller that only reads the archive (the
+// cache's hash-only path, a mirror's fetch) then has no directory made
+// and removed for it, which on some file systems costs as much as the
+// download of a small package. When the parent is missing too, dir is
+// created. The archive is the result; the source removes it if anything
+// fails.
 func ArchiveFile(dir string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	f, err := os.OpenFile(dir, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		return f, nil
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	return os.CreateTemp(dir, "package-*.zip")
 }

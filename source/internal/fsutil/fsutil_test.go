@@ -73,3 +73,49 @@ func TestCopyDirLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveFile checks where a handed-over archive is downloaded: in the
+// directory given when it exists, as the file of that name when only its
+// parent does (no directory made), and in the directory, made, when its
+// parent is missing too.
+func TestArchiveFile(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range []struct {
+		name     string
+		dir      string
+		make     bool // dir exists, as a directory
+		asDirArg bool // the archive is the file dir itself
+	}{
+		{"existing directory", filepath.Join(root, "a"), true, false},
+		{"absent, parent present", filepath.Join(root, "b"), false, true},
+		{"absent, parent absent", filepath.Join(root, "c", "d"), false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.make {
+				if err := os.Mkdir(c.dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := ArchiveFile(c.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.Write([]byte("PK")); err != nil {
+				t.Fatal(err)
+			}
+			if c.asDirArg {
+				if f.Name() != c.dir {
+					t.Fatalf("archive at %s, want the file %s", f.Name(), c.dir)
+				}
+				if info, err := os.Lstat(c.dir); err != nil || !info.Mode().IsRegular() {
+					t.Fatalf("%s: %v, %v; want a regular file", c.dir, info, err)
+				}
+				return
+			}
+			if filepath.Dir(f.Name()) != c.dir {
+				t.Fatalf("archive at %s, want it in %s", f.Name(), c.dir)
+			}
+		})
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package interop
+
+// syncFS does nothing here.
+func syncFS() {}
