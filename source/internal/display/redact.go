@@ -16,8 +16,11 @@ import (
 // ("https://user:token@host/...", where over HTTP a user name alone is
 // often a token), git's "sshkey" argument (a base64 private key, as
 // go-getter takes it) and the S3 getter's "aws_access_key_id",
-// "aws_access_key_secret" and "aws_access_token" arguments. The user name of an ssh URL is not a secret: it is
-// part of the address ("ssh://git@host/...").
+// "aws_access_key_secret" and "aws_access_token" arguments; a message
+// also hides the signature, credential and token arguments of a signed URL
+// (S3's "X-Amz-Signature", Azure's "sig", ...), which stay in a record. The
+// user name of an ssh URL is not a secret: it is part of the address
+// ("ssh://git@host/...").
 
 // Redacted replaces a secret in messages.
 const Redacted = "REDACTED"
@@ -28,9 +31,21 @@ const Redacted = "REDACTED"
 // error that says so, and which a registry may answer with).
 var secretArgs = []string{"sshkey", "aws_access_key_id", "aws_access_key_secret", "aws_access_token"}
 
-// hasSecretArg reports whether s may hold a secret argument.
-func hasSecretArg(s string) bool {
-	for _, name := range secretArgs {
+// signedURLArgs are the query arguments of a signed (pre-authorised) URL
+// whose values grant access: S3's and Google Cloud Storage's signatures,
+// credentials and session tokens, and an Azure SAS token's signature. A
+// registry's download location or an X-Terraform-Get answer may be such a
+// URL. Messages show them redacted ([Redact], [URLSecrets]); a record
+// that is kept ([StripCredentials]) keeps them, since they are part of
+// the address the package is fetched from.
+var signedURLArgs = []string{"X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "X-Goog-Signature", "X-Goog-Credential", "sig"}
+
+// shownArgs are the arguments whose values a message never shows.
+var shownArgs = append(slices.Clone(secretArgs), signedURLArgs...)
+
+// hasSecretArg reports whether s may hold one of the arguments names.
+func hasSecretArg(s string, names []string) bool {
+	for _, name := range names {
 		if strings.Contains(s, name+"=") {
 			return true
 		}
@@ -49,13 +64,14 @@ const authorityEnd = "/?# \t\r\n\"<>`"
 // every URL in it replaced by [Redacted]: the user information of
 // "scheme://user:password@host" (kept only when it is the plain user name
 // "git" of an ssh address, "ssh://git@host") and the value of any secret
-// argument ("sshkey", an S3 credential). The result says that there were credentials without showing
+// argument ("sshkey", an S3 credential) or signed-URL argument (a
+// signature, a session token). The result says that there were credentials without showing
 // them; it is not a usable address.
 func Redact(s string) string {
-	if !strings.Contains(s, "://") && !hasSecretArg(s) {
+	if !strings.Contains(s, "://") && !hasSecretArg(s, shownArgs) {
 		return s
 	}
-	return eachURL(s, func(b *strings.Builder, scheme, userinfo string) {
+	return eachURL(s, shownArgs, func(b *strings.Builder, scheme, userinfo string) {
 		if userinfo == "git" {
 			b.WriteString("git@")
 		} else {
@@ -76,10 +92,10 @@ func Redact(s string) string {
 // ("sshkey", an S3 credential) is removed. Two addresses that differ only by their credentials give the
 // same result.
 func StripCredentials(s string) string {
-	if !strings.Contains(s, "://") && !hasSecretArg(s) {
+	if !strings.Contains(s, "://") && !hasSecretArg(s, secretArgs) {
 		return s
 	}
-	return eachURL(s, func(b *strings.Builder, scheme, userinfo string) {
+	return eachURL(s, secretArgs, func(b *strings.Builder, scheme, userinfo string) {
 		if strings.EqualFold(scheme, "ssh") {
 			user, _, _ := strings.Cut(userinfo, ":")
 			if user != "" {
@@ -93,7 +109,7 @@ func StripCredentials(s string) string {
 // (without its "@"; user writes what replaces it, "@" included) and arg
 // for every secret query argument (nil: the argument and its separator are
 // left out).
-func eachURL(s string, user func(b *strings.Builder, scheme, userinfo string), arg func(b *strings.Builder, name, value string)) string {
+func eachURL(s string, names []string, user func(b *strings.Builder, scheme, userinfo string), arg func(b *strings.Builder, name, value string)) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	rest := s
@@ -121,18 +137,18 @@ func eachURL(s string, user func(b *strings.Builder, scheme, userinfo string), a
 		}
 	}
 	b.WriteString(rest)
-	return secretQueryArgs(b.String(), arg)
+	return secretQueryArgs(b.String(), names, arg)
 }
 
 func isSchemeByte(r rune) bool {
 	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.'
 }
 
-// secretQueryArgs rewrites every secret argument "NAME=VALUE" that follows
-// a "?" or "&" in s: arg writes its replacement, or, when arg is nil, the
+// secretQueryArgs rewrites every argument "NAME=VALUE" of names that
+// follows a "?" or "&" in s: arg writes its replacement, or, when arg is nil, the
 // argument is removed with one of its separators.
-func secretQueryArgs(s string, arg func(b *strings.Builder, name, value string)) string {
-	for _, name := range secretArgs {
+func secretQueryArgs(s string, names []string, arg func(b *strings.Builder, name, value string)) string {
+	for _, name := range names {
 		key := name + "="
 		if !strings.Contains(s, key) {
 			continue
@@ -196,7 +212,7 @@ func URL(u *url.URL) string {
 // in every spelling a message may use: the password of its user
 // information and, but for an ssh URL, the user name, plain and
 // percent-encoded, and the value of any secret argument ("sshkey", an S3
-// credential). Text that may quote them in a form [Redact] does not
+// credential) or signed-URL argument (a signature, a session token). Text that may quote them in a form [Redact] does not
 // recognise, such as the output of another program, goes through [Scrub]
 // with them.
 func URLSecrets(raw string) []string {
@@ -227,7 +243,7 @@ func URLSecrets(raw string) []string {
 		}
 		for _, kv := range strings.Split(u.RawQuery, "&") {
 			name, v, _ := strings.Cut(kv, "=")
-			if slices.Contains(secretArgs, name) {
+			if slices.Contains(shownArgs, name) {
 				add(v)
 				if dec, err := url.QueryUnescape(v); err == nil {
 					add(dec)

@@ -152,3 +152,29 @@ func TestS3CredentialArgs(t *testing.T) {
 		t.Errorf("URLSecrets = %q", got)
 	}
 }
+
+// A signed URL's signature, credential and session token (a registry's
+// download location, an X-Terraform-Get answer) are never shown in a
+// message, but stay in a record: they are part of the address the package
+// is fetched from.
+func TestSignedURLArgs(t *testing.T) {
+	const addr = "https://bucket.s3.amazonaws.com/m.zip?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDEXAMPLE%2F20261202&X-Amz-Security-Token=SESSIONTOKEN&X-Amz-Signature=SIGVALUE"
+	got := Redact("downloading " + addr + " failed")
+	for _, secret := range []string{"AKIDEXAMPLE", "SESSIONTOKEN", "SIGVALUE"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("Redact = %q shows %s", got, secret)
+		}
+	}
+	if !strings.Contains(got, "X-Amz-Algorithm=AWS4-HMAC-SHA256") || !strings.Contains(got, "X-Amz-Signature=REDACTED") {
+		t.Errorf("Redact = %q, want the other arguments kept and the signature marked", got)
+	}
+	if got := Redact("https://acct.blob.core.windows.net/c/m.zip?sv=2022-11-02&sig=AZURESIG"); strings.Contains(got, "AZURESIG") || !strings.Contains(got, "sv=2022-11-02") {
+		t.Errorf("Redact of a SAS URL = %q", got)
+	}
+	if got := StripCredentials(addr); got != addr {
+		t.Errorf("StripCredentials = %q, want the address unchanged", got)
+	}
+	if got := URLSecrets(addr); !slices.Contains(got, "SIGVALUE") || !slices.Contains(got, "SESSIONTOKEN") {
+		t.Errorf("URLSecrets = %q, want the signature and the token", got)
+	}
+}
