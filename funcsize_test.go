@@ -25,7 +25,6 @@ var longFuncs = map[string]string{
 	// first (hash/BENCHMARKS.md).
 	"hash/internal/flate.fastLoop":     "hot loop",
 	"hash/internal/flate.Decoder.huff": "hot loop",
-	"source/git.Source.resolve":        "not split yet",
 }
 
 // TestFunctionSize fails for a function of the module's non-test code
