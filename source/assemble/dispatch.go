@@ -58,6 +58,10 @@ type Dispatch struct {
 	// a package that carries only its Source string is read by
 	// [source.ModulePackage.Address] (OpenTofu's default host). Kept so
 	// that programs which set it still build.
+	//
+	// Deprecated: it is not used; leave it out, and parse module
+	// addresses with the default host that applies
+	// ([address.ParseModuleSourceWith]).
 	DefaultHost string
 	// Remember, when positive, makes the Dispatch remember the version
 	// lists and checksums it answers for that long
