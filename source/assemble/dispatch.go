@@ -207,15 +207,6 @@ func (d *Dispatch) FetchArchive(ctx context.Context, pkg source.Package, dir str
 	return d.fetch(ctx, pkg, dir, true, 0)
 }
 
-// fetchFrom fetches pkg from f, as an archive ([source.FetchArchive]) when
-// archive is set.
-func fetchFrom(ctx context.Context, f source.Fetcher, pkg source.Package, dir string, archive bool) (*source.Fetched, error) {
-	if archive {
-		return source.FetchArchive(ctx, f, pkg, dir)
-	}
-	return f.Fetch(ctx, pkg, dir)
-}
-
 // maxLocations bounds a chain of module locations that name other
 // locators.
 const maxLocations = 5
@@ -228,7 +219,7 @@ func (d *Dispatch) fetch(ctx context.Context, pkg source.Package, dir string, ar
 	p, isModule := pkg.(source.ModulePackage)
 	loc, ok := src.(source.ModuleLocator)
 	if !isModule || !ok {
-		return fetchFrom(ctx, src, pkg, dir, archive)
+		return source.FetchWith(ctx, src, pkg, dir, archive)
 	}
 	l, err := loc.ModuleLocation(ctx, p)
 	if err != nil {
@@ -249,7 +240,7 @@ func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l 
 		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
 	}
 	if r.Kind == address.KindHTTP && l.Archive != nil {
-		f, err := fetchFrom(ctx, l.Archive, p, dir, archive)
+		f, err := source.FetchWith(ctx, l.Archive, p, dir, archive)
 		if err != nil {
 			return nil, err
 		}
