@@ -40,10 +40,11 @@ func FetchArchive(ctx context.Context, f Fetcher, pkg Package, dir string) (*Fet
 	return f.Fetch(ctx, pkg, dir)
 }
 
-// fetchWith is how a routing source fetches pkg from the source it
-// picked: as an archive ([FetchArchive]) when archive is set, else with
-// its Fetch.
-func fetchWith(ctx context.Context, f Fetcher, pkg Package, dir string, archive bool) (*Fetched, error) {
+// FetchWith is how a routing source ([Multi], a [Selector],
+// source/assemble's Dispatch) fetches pkg from the source f it picked:
+// as an archive ([FetchArchive]) when archive is set (its own
+// FetchArchive was called), else with f's Fetch.
+func FetchWith(ctx context.Context, f Fetcher, pkg Package, dir string, archive bool) (*Fetched, error) {
 	if archive {
 		return FetchArchive(ctx, f, pkg, dir)
 	}

@@ -2,12 +2,11 @@ package source
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"time"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source/internal/display"
+	"github.com/tflock/tflock/source/internal/flight"
 )
 
 // Memoize returns a source that asks src at most once per package for its
@@ -34,9 +33,9 @@ func Memoize(src Source) Source { return MemoizeFor(src, 0) }
 // process that shares one source among its runs uses it, so that a new
 // release is seen at most lifetime after it appears.
 func MemoizeFor(src Source, lifetime time.Duration) Source {
-	m := &memo{src: src, versions: flight[[]Available]{lifetime: lifetime}}
+	m := &memo{src: src, versions: newFlight[[]Available](lifetime)}
 	if cr, ok := src.(ChecksumReporter); ok {
-		return &memoChecksums{memo: m, cr: cr, checksums: flight[[]hash.Record]{lifetime: lifetime}}
+		return &memoChecksums{memo: m, cr: cr, checksums: newFlight[[]hash.Record](lifetime)}
 	}
 	return m
 }
@@ -46,13 +45,13 @@ var now = time.Now
 
 type memo struct {
 	src      Source
-	versions flight[[]Available]
+	versions *flight.Group[string, []Available]
 }
 
 type memoChecksums struct {
 	*memo
 	cr        ChecksumReporter
-	checksums flight[[]hash.Record]
+	checksums *flight.Group[string, []hash.Record]
 }
 
 var (
@@ -79,7 +78,7 @@ func FamilyKey(pkg Package) string {
 func (m *memo) String() string { return displayName(m.src) }
 
 func (m *memo) Versions(ctx context.Context, pkg Package) ([]Available, error) {
-	list, err := m.versions.do(ctx, FamilyKey(pkg), func() ([]Available, error) {
+	list, err := do(ctx, m.versions, FamilyKey(pkg), func() ([]Available, error) {
 		return m.src.Versions(ctx, pkg)
 	})
 	if err != nil {
@@ -104,7 +103,7 @@ func (m *memo) FetchArchive(ctx context.Context, pkg Package, dir string) (*Fetc
 }
 
 func (m *memoChecksums) Checksums(ctx context.Context, pkg Package) ([]hash.Record, error) {
-	recs, err := m.checksums.do(ctx, FamilyKey(pkg)+" "+pkg.String(), func() ([]hash.Record, error) {
+	recs, err := do(ctx, m.checksums, FamilyKey(pkg)+" "+pkg.String(), func() ([]hash.Record, error) {
 		return m.cr.Checksums(ctx, pkg)
 	})
 	if err != nil {
@@ -113,94 +112,18 @@ func (m *memoChecksums) Checksums(ctx context.Context, pkg Package) ([]hash.Reco
 	return append([]hash.Record(nil), recs...), nil
 }
 
-// flight remembers one result per key and lets concurrent callers of the
-// same key share a single call.
-type flight[T any] struct {
-	mu       sync.Mutex
-	calls    map[string]*call[T]
-	lifetime time.Duration // > 0: how long an answer is kept
+// newFlight is the memory of one kind of answer: concurrent callers share
+// a call, answers and errors are remembered (for lifetime if positive),
+// a context's error is forgotten and the callers waiting ask again.
+func newFlight[T any](lifetime time.Duration) *flight.Group[string, T] {
+	return &flight.Group[string, T]{Lifetime: lifetime, KeepErrors: true, Retry: flight.RetryContextErrors, Now: func() time.Time { return now() }}
 }
 
-type call[T any] struct {
-	done chan struct{}
-	val  T
-	err  error
-	at   time.Time // when the answer came; set before done is closed
-}
-
-// expired reports whether c, a finished call, is older than the lifetime.
-// f.mu is held.
-func (f *flight[T]) expired(c *call[T]) bool {
-	if f.lifetime <= 0 {
-		return false
+// do is g.Do for a caller whose context has not ended already.
+func do[T any](ctx context.Context, g *flight.Group[string, T], key string, fn func() (T, error)) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
 	}
-	select {
-	case <-c.done:
-		return now().Sub(c.at) > f.lifetime
-	default:
-		return false // in flight
-	}
-}
-
-func isContextErr(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
-func (f *flight[T]) do(ctx context.Context, key string, fn func() (T, error)) (T, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			var zero T
-			return zero, err
-		}
-		f.mu.Lock()
-		if f.calls == nil {
-			f.calls = map[string]*call[T]{}
-		}
-		c, ok := f.calls[key]
-		if ok && f.expired(c) {
-			delete(f.calls, key)
-			ok = false
-		}
-		if !ok {
-			c = &call[T]{done: make(chan struct{})}
-			f.calls[key] = c
-			f.mu.Unlock()
-			f.call(key, c, fn)
-			return c.val, c.err
-		}
-		f.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			var zero T
-			return zero, ctx.Err()
-		case <-c.done:
-		}
-		if c.err != nil && isContextErr(c.err) && ctx.Err() == nil {
-			// The caller that made the call gave up; ask again for us.
-			continue
-		}
-		return c.val, c.err
-	}
-}
-
-// call runs fn for c. If fn panics, the call is forgotten and its waiters
-// are released with an error before the panic goes on, so that they never
-// wait forever.
-func (f *flight[T]) call(key string, c *call[T], fn func() (T, error)) {
-	completed := false
-	defer func() {
-		if !completed {
-			c.err = errors.New("source panicked while answering")
-		}
-		if !completed || (c.err != nil && isContextErr(c.err)) {
-			// Not an answer about the package: forget it.
-			f.mu.Lock()
-			delete(f.calls, key)
-			f.mu.Unlock()
-		}
-		close(c.done)
-	}()
-	c.val, c.err = fn()
-	c.at = now()
-	completed = true
+	return g.Do(ctx, key, fn)
 }

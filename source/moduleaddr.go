@@ -20,15 +20,18 @@ func NewModulePackage(addr address.ModuleSource) (ModulePackage, error) {
 	if addr == nil {
 		return ModulePackage{}, fmt.Errorf("no module source address")
 	}
-	if _, local := addr.(address.Local); local {
+	// The package address is addr's own, typed: not its string parsed
+	// again.
+	var pkg address.ModuleSource
+	switch a := addr.(type) {
+	case address.Registry:
+		pkg = a.PackageAddr()
+	case address.Remote:
+		pkg = a.PackageAddr()
+	default:
 		return ModulePackage{}, fmt.Errorf("module source %q is a local path, not a package", addr.String())
 	}
-	src := addr.Package()
-	pkg, err := parseModulePackage(src)
-	if err != nil {
-		return ModulePackage{}, err
-	}
-	return ModulePackage{Source: src, Addr: pkg}, nil
+	return ModulePackage{Source: addr.Package(), Addr: pkg}, nil
 }
 
 // Address returns the typed package address of m: m.Addr when the

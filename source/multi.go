@@ -94,7 +94,7 @@ func (s Selector) fetch(ctx context.Context, pkg Package, dir string, archive bo
 	if !s.Handles(pkg) {
 		return nil, &Error{Source: s.String(), Package: pkg, Err: fmt.Errorf("%w: excluded by the source's patterns", ErrNotFound)}
 	}
-	return fetchWith(ctx, s.Source, pkg, dir, archive)
+	return FetchWith(ctx, s.Source, pkg, dir, archive)
 }
 
 // Checksums implements [ChecksumReporter]. When the selected source is not
@@ -278,7 +278,7 @@ func (m *MultiSource) fetch(ctx context.Context, pkg Package, dir string, archiv
 		if err := ctx.Err(); err != nil {
 			return nil, Canceled(err)
 		}
-		got, err := fetchWith(ctx, s, pkg, dir, archive)
+		got, err := FetchWith(ctx, s, pkg, dir, archive)
 		if err == nil {
 			return got, nil
 		}

@@ -114,6 +114,12 @@ func Parse(s, defaultHost string) (tfaddr.Provider, error) {
 		}
 		host = h
 	}
+	return ParseOnHost(s, host)
+}
+
+// ParseOnHost is [Parse] with a default host checked and normalised
+// already (by svchost.ForComparison), for a caller that has done so.
+func ParseOnHost(s string, host svchost.Hostname) (tfaddr.Provider, error) {
 	invalid := func(summary, detail string) (tfaddr.Provider, error) {
 		return tfaddr.Provider{}, &Error{Input: s, Summary: summary, Detail: detail}
 	}

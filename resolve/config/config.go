@@ -776,8 +776,22 @@ func joinPath(parent, name string) string {
 	return parent + "." + name
 }
 
+// finish builds the module read: its providers (declared and implied),
+// the requirements of its providers and of its module calls, and its
+// calls.
 func (r *reader) finish() *Module {
 	m := &Module{Call: r.call}
+	implied := r.impliedProviders()
+	r.addProviders(m, implied)
+	r.addBlockVersions(m, implied)
+	r.addCalls(m)
+	return m
+}
+
+// impliedProviders is the entry of every provider local name used but not
+// declared, by local name, with a warning for each one that is not built
+// in.
+func (r *reader) impliedProviders() map[string]*ProviderEntry {
 	implied := map[string]*ProviderEntry{}
 	for _, u := range r.uses {
 		if _, ok := r.declared[u.name]; ok || r.invalid[u.name] {
@@ -804,6 +818,13 @@ func (r *reader) finish() *Module {
 			})
 		}
 	}
+	return implied
+}
+
+// addProviders adds to m its declared and implied providers, by local
+// name, and the requirement of each, refusing a provider declared under
+// two local names.
+func (r *reader) addProviders(m *Module, implied map[string]*ProviderEntry) {
 	byAddr := map[tfaddr.Provider]string{}
 	for _, e := range r.declared {
 		m.Providers = append(m.Providers, *e)
@@ -831,6 +852,11 @@ func (r *reader) finish() *Module {
 			Origin:      resolve.Origin{Module: r.call, Range: rng},
 		})
 	}
+}
+
+// addBlockVersions adds to m the requirement of each version argument of
+// a provider block, for the provider its local name means.
+func (r *reader) addBlockVersions(m *Module, implied map[string]*ProviderEntry) {
 	for _, bv := range r.blockVs {
 		var addr tfaddr.Provider
 		if e, ok := r.declared[bv.name]; ok {
@@ -847,6 +873,12 @@ func (r *reader) finish() *Module {
 			Origin:      resolve.Origin{Module: r.call, Range: bv.rng},
 		})
 	}
+}
+
+// addCalls adds to m its module calls, by name, and the requirement of
+// each remote one, refusing a call pinned by its source that also has a
+// version argument.
+func (r *reader) addCalls(m *Module) {
 	names := make([]string, 0, len(r.calls))
 	for n := range r.calls {
 		names = append(names, n)
@@ -882,7 +914,6 @@ func (r *reader) finish() *Module {
 			ManagedTag:  managedTag,
 		})
 	}
-	return m
 }
 
 // modulePackage returns the package a lister is asked about for a remote

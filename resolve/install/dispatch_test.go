@@ -117,7 +117,7 @@ func TestDispatchRoutesModuleLocations(t *testing.T) {
 		}
 	})
 	t.Run("no git source", func(t *testing.T) {
-		bare := &assemble.Dispatch{Registry: d.Providers, DefaultHost: installtest.RegistryHost}
+		bare := &assemble.Dispatch{Registry: d.Providers}
 		dir := filepath.Join(t.TempDir(), "pkg")
 		_, err := bare.Fetch(ctx, source.ModulePackage{Source: installtest.RegistryHost + "/acme/ingit/cloud", Version: mustV("1.0.0")}, dir)
 		if !errors.Is(err, source.ErrNotFound) || !strings.Contains(err.Error(), "acme/network.git") || !strings.Contains(err.Error(), "no source configured for git modules") {
@@ -156,7 +156,7 @@ func (c *listCounter) Checksums(ctx context.Context, pkg source.Package) ([]hash
 func TestDispatchRemember(t *testing.T) {
 	for _, remember := range []time.Duration{0, time.Minute} {
 		counter := &listCounter{Source: staticFixtures()}
-		d := &assemble.Dispatch{Providers: counter, DefaultHost: host, Remember: remember}
+		d := &assemble.Dispatch{Providers: counter, Remember: remember}
 		c := openCache(t)
 		for range 3 {
 			if _, err := install.Init(context.Background(), install.Options{Dir: newConfig(t), Source: d, Cache: c}); err != nil {
@@ -185,7 +185,7 @@ func TestDispatchRemember(t *testing.T) {
 func perRunLists(t *testing.T) int64 {
 	t.Helper()
 	counter := &listCounter{Source: staticFixtures()}
-	d := &assemble.Dispatch{Providers: counter, DefaultHost: host}
+	d := &assemble.Dispatch{Providers: counter}
 	if _, err := install.Init(context.Background(), install.Options{Dir: newConfig(t), Source: d, Cache: openCache(t)}); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestDispatchForwardsFetchArchive(t *testing.T) {
 	provider := source.ProviderPackage{Addr: tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud"), Version: mustV("1.1.0"), Platform: source.CurrentPlatform}
 	zipped := source.ModulePackage{Source: installtest.RegistryHost + "/acme/zipped/cloud", Version: mustV("1.0.0")}
 	tarGz := source.ModulePackage{Source: installtest.RegistryHost + "/acme/vpc/cloud", Version: mustV("1.1.0")}
-	plainOnly := &assemble.Dispatch{Providers: notForwarding{w.Source.Providers}, DefaultHost: installtest.RegistryHost}
+	plainOnly := &assemble.Dispatch{Providers: notForwarding{w.Source.Providers}}
 	for _, tc := range []struct {
 		name    string
 		d       *assemble.Dispatch

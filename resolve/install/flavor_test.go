@@ -27,7 +27,7 @@ func flavorWorld(t *testing.T) *assemble.Dispatch {
 	t.Helper()
 	srv := registrytest.New(t, installtest.DefaultFixtures(), registrytest.Options{Hosts: []string{installtest.RegistryHost}, Packages: true})
 	reg := registry.NewSource(registry.Options{HTTPClient: srv.Client(), DefaultHost: installtest.RegistryHost})
-	return &assemble.Dispatch{Providers: reg, DefaultHost: installtest.RegistryHost}
+	return &assemble.Dispatch{Providers: reg}
 }
 
 func h1Platforms(t *testing.T, hs []hash.Hash) int {

@@ -41,7 +41,7 @@ func TestInitDeletedGitTagFromCachedTagList(t *testing.T) {
 		warnings = append(warnings, msg)
 		mu.Unlock()
 	}
-	cached := &assemble.Dispatch{Providers: w.Source.Providers, Registry: w.Source.Registry, OCI: w.Source.OCI, HTTP: w.Source.HTTP, DefaultHost: w.Source.DefaultHost, Git: git.NewSource(gopts)}
+	cached := &assemble.Dispatch{Providers: w.Source.Providers, Registry: w.Source.Registry, OCI: w.Source.OCI, HTTP: w.Source.HTTP, Git: git.NewSource(gopts)}
 
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"main.tf": networkCalls(false)})

@@ -140,25 +140,54 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 	}
 	defer unlock()
 	sweepStaging(r.s.InstallDir)
-	var staged []stagedDir
-	var scratch []string // staging roots, removed at the end
-	defer func() {
-		for _, sd := range staged {
-			removeAll(sd.tmp)
+	var st staging
+	defer st.cleanup()
+	out, err := r.stageProviders(ctx, &st, provs)
+	if err != nil {
+		return nil, err
+	}
+	if r.hasModuleCalls() {
+		if err := r.stageModules(ctx, &st); err != nil {
+			return nil, err
 		}
-		for _, d := range scratch {
-			removeAll(d)
-		}
-	}()
-	// Providers are installed package by package, as tofu does: other
-	// packages in the providers directory (other versions, other
-	// platforms, what tofu or terraform installed) are left as they are,
-	// and a package already installed that matches the lock file is kept.
+	}
+	if err := swap(r.s.InstallDir, st.staged); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// staging is what an install has built so far: the directories to move
+// into place, and the staging roots they were built in.
+type staging struct {
+	staged  []stagedDir
+	scratch []string // staging roots, removed at the end
+}
+
+// cleanup removes what is left of the staging: the staged directories
+// not moved into place (or, after swap, the previous ones moved aside)
+// and the staging roots.
+func (st *staging) cleanup() {
+	for _, sd := range st.staged {
+		removeAll(sd.tmp)
+	}
+	for _, d := range st.scratch {
+		removeAll(d)
+	}
+}
+
+// stageProviders stages the providers in provs that are not reused and
+// returns provs with the final directory of each. Providers are installed
+// package by package, as tofu does: other packages in the providers
+// directory (other versions, other platforms, what tofu or terraform
+// installed) are left as they are, and a package already installed that
+// matches the lock file is kept.
+func (r *run) stageProviders(ctx context.Context, st *staging, provs []ProviderResult) ([]ProviderResult, error) {
 	provDir, err := os.MkdirTemp(r.s.InstallDir, stagingPrefix+"providers-")
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
-	scratch = append(scratch, provDir)
+	st.scratch = append(st.scratch, provDir)
 	pd := providercache.NewDir(provDir)
 	final := providercache.NewDir(filepath.Join(r.s.InstallDir, "providers"))
 	var shared *providercache.Dir
@@ -185,54 +214,54 @@ func (r *run) install(ctx context.Context, provs []ProviderResult) ([]ProviderRe
 		if err != nil {
 			return nil, fmt.Errorf("install: %w", err)
 		}
-		staged = append(staged, stagedDir{name: rel, tmp: pd.PackageDir(p.Package)})
+		st.staged = append(st.staged, stagedDir{name: rel, tmp: pd.PackageDir(p.Package)})
 		p.Dir = final.PackageDir(p.Package)
 		out = append(out, p)
 	}
-	if r.hasModuleCalls() {
-		// Modules are installed call by call, as tofu does: a module
-		// already installed that matches the lock file (by tflock, or tofu's
-		// own checkout with its .git) is kept as it is, and the directories
-		// of other calls are left alone.
-		mods, err := os.MkdirTemp(r.s.InstallDir, stagingPrefix+"modules-")
-		if err != nil {
-			return nil, fmt.Errorf("install: %w", err)
-		}
-		scratch = append(scratch, mods)
-		keys := make([]string, 0, len(r.fetched))
-		for k := range r.fetched {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if r.fetched[k].reused {
-				continue
-			}
-			if err := cache.CopyDir(filepath.Join(mods, k), r.fetched[k].entry.Dir); err != nil {
-				return nil, fmt.Errorf("install: module %q: %w", k, err)
-			}
-			staged = append(staged, stagedDir{name: filepath.Join("modules", k), tmp: filepath.Join(mods, k)})
-		}
-		var recs []ManifestRecord
-		for _, m := range r.moduleResults() {
-			recs = append(recs, ManifestRecord{Key: m.Key, Source: m.Source, Version: m.Version, Dir: m.Dir})
-		}
-		b, err := MarshalManifest(recs)
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(mods, ManifestFile), b, 0o644); err != nil {
-			return nil, fmt.Errorf("install: %w", err)
-		}
-		staged = append(staged, stagedDir{name: filepath.Join("modules", ManifestFile), tmp: filepath.Join(mods, ManifestFile)})
-	}
-	if err := swap(r.s.InstallDir, staged); err != nil {
-		return nil, err
-	}
 	return out, nil
+}
+
+// stageModules stages the fetched modules that are not reused, and the
+// modules manifest. Modules are installed call by call, as tofu does: a
+// module already installed that matches the lock file (by tflock, or
+// tofu's own checkout with its .git) is kept as it is, and the
+// directories of other calls are left alone.
+func (r *run) stageModules(ctx context.Context, st *staging) error {
+	mods, err := os.MkdirTemp(r.s.InstallDir, stagingPrefix+"modules-")
+	if err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	st.scratch = append(st.scratch, mods)
+	keys := make([]string, 0, len(r.fetched))
+	for k := range r.fetched {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if r.fetched[k].reused {
+			continue
+		}
+		if err := cache.CopyDir(filepath.Join(mods, k), r.fetched[k].entry.Dir); err != nil {
+			return fmt.Errorf("install: module %q: %w", k, err)
+		}
+		st.staged = append(st.staged, stagedDir{name: filepath.Join("modules", k), tmp: filepath.Join(mods, k)})
+	}
+	var recs []ManifestRecord
+	for _, m := range r.moduleResults() {
+		recs = append(recs, ManifestRecord{Key: m.Key, Source: m.Source, Version: m.Version, Dir: m.Dir})
+	}
+	b, err := MarshalManifest(recs)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(mods, ManifestFile), b, 0o644); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	st.staged = append(st.staged, stagedDir{name: filepath.Join("modules", ManifestFile), tmp: filepath.Join(mods, ManifestFile)})
+	return nil
 }
 
 // toPluginCache installs p in the shared plugin cache unless a package with

@@ -123,9 +123,46 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 	if r.s.ProvidersLock || len(r.trees) == 0 {
 		return nil, nil
 	}
+	edits, err := r.rootManagedEdits(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.warnFetchedManagedRefs(ctx, res)
+	slices.SortFunc(edits, func(a, b managedEdit) int { return strings.Compare(a.rw.Call, b.rw.Call) })
+	var rws []SourceRewrite
+	for _, e := range edits {
+		rws = append(rws, e.rw)
+	}
+	switch {
+	case len(edits) == 0:
+		return nil, nil
+	case r.s.ReadOnly:
+		return nil, &ManagedRefError{Rewrites: rws, Remedy: Remedy{Kind: RemedyWritable, Modules: true}, words: &r.s.words}
+	case r.s.KeepManagedRefs:
+		for _, rw := range rws {
+			r.warnResult(ctx, res, fmt.Sprintf("Module source not rewritten: module %q (%s:%d) has the source %q, but the lock selects %q; tofu and terraform install what the source names.", rw.Call, rw.File, rw.Line, rw.Old, rw.New))
+		}
+		return nil, nil
+	}
+	if !r.s.RewriteProtectedFiles {
+		edits = r.dropProtectedEdits(ctx, res, edits)
+	}
+	for _, e := range edits {
+		ms, err := config.ManagedAddress(e.new)
+		if err != nil {
+			return nil, err
+		}
+		e.call.Source, e.call.Address = e.new, ms
+	}
+	return edits, nil
+}
+
+// rootManagedEdits is the edit of every managed call of the root module
+// and its local modules whose source does not name the picked version.
+// A local module called twice has its calls' sources in one place: both
+// must want the same text there.
+func (r *run) rootManagedEdits(ctx context.Context) ([]managedEdit, error) {
 	var edits []managedEdit
-	// A local module called twice has its calls' sources in one place:
-	// both must want the same text there.
 	type want struct{ call, next string }
 	at := map[string]want{}
 	for _, m := range r.trees[0].cfg.Modules {
@@ -166,8 +203,13 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 			}})
 		}
 	}
-	// A fetched package is never edited: say when tofu would install
-	// another version than the lock's.
+	return edits, nil
+}
+
+// warnFetchedManagedRefs warns, in res, of every managed call of a
+// fetched package whose source names another version than the lock's: a
+// fetched package is never edited.
+func (r *run) warnFetchedManagedRefs(ctx context.Context, res *Result) {
 	for _, t := range r.trees[1:] {
 		for _, m := range t.cfg.Modules {
 			for _, mc := range m.Calls {
@@ -177,60 +219,39 @@ func (r *run) planManagedRefs(ctx context.Context, res *Result) ([]managedEdit, 
 					continue
 				}
 				if !tagNames(rem.Kind, writtenTag(rem), mf.pick.Package.Version) {
-					msg := fmt.Sprintf("Module source not rewritten: module %q is called from a fetched package with the source %q, whose %s tflock manages, but the lock selects version %s; tofu and terraform install what the source names.", mc.Path, address.Redact(mc.Source), config.ManagedArgument(rem), mf.pick.Package.Version)
-					res.Warnings = append(res.Warnings, msg)
-					source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+					r.warnResult(ctx, res, fmt.Sprintf("Module source not rewritten: module %q is called from a fetched package with the source %q, whose %s tflock manages, but the lock selects version %s; tofu and terraform install what the source names.", mc.Path, address.Redact(mc.Source), config.ManagedArgument(rem), mf.pick.Package.Version))
 				}
 			}
 		}
 	}
-	slices.SortFunc(edits, func(a, b managedEdit) int { return strings.Compare(a.rw.Call, b.rw.Call) })
-	var rws []SourceRewrite
-	for _, e := range edits {
-		rws = append(rws, e.rw)
-	}
-	switch {
-	case len(edits) == 0:
-		return nil, nil
-	case r.s.ReadOnly:
-		return nil, &ManagedRefError{Rewrites: rws, Remedy: Remedy{Kind: RemedyWritable, Modules: true}, words: &r.s.words}
-	case r.s.KeepManagedRefs:
-		for _, rw := range rws {
-			msg := fmt.Sprintf("Module source not rewritten: module %q (%s:%d) has the source %q, but the lock selects %q; tofu and terraform install what the source names.", rw.Call, rw.File, rw.Line, rw.Old, rw.New)
-			res.Warnings = append(res.Warnings, msg)
-			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
+}
+
+// dropProtectedEdits removes from edits, with a warning in res, those of
+// files other than the root module's own files as they are (see
+// protectedFile): the others are left alone, with the source to write by
+// hand.
+func (r *run) dropProtectedEdits(ctx context.Context, res *Result, edits []managedEdit) []managedEdit {
+	why := map[string]string{}
+	return slices.DeleteFunc(edits, func(e managedEdit) bool {
+		f := e.rw.File
+		reason, seen := why[f]
+		if !seen {
+			reason = protectedFile(f, r.s.Dir)
+			why[f] = reason
 		}
-		return nil, nil
-	}
-	if !r.s.RewriteProtectedFiles {
-		// Only the root module's own files, as they are: the others are
-		// left alone, with the source to write by hand.
-		why := map[string]string{}
-		edits = slices.DeleteFunc(edits, func(e managedEdit) bool {
-			f := e.rw.File
-			reason, seen := why[f]
-			if !seen {
-				reason = protectedFile(f, r.s.Dir)
-				why[f] = reason
-			}
-			if reason == "" {
-				return false
-			}
-			rem, _ := e.call.Address.(address.Remote)
-			msg := fmt.Sprintf("Module source not rewritten: module %q (%s:%d) has the source %q, but the lock selects %q (%s %s); tflock does not write %s %s. Write that source there by hand, or let tflock write such files (Options.RewriteProtectedFiles).", e.rw.Call, e.rw.File, e.rw.Line, e.rw.Old, e.rw.New, config.ManagedArgument(rem), e.tag, f, reason)
-			res.Warnings = append(res.Warnings, msg)
-			source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
-			return true
-		})
-	}
-	for _, e := range edits {
-		ms, err := config.ManagedAddress(e.new)
-		if err != nil {
-			return nil, err
+		if reason == "" {
+			return false
 		}
-		e.call.Source, e.call.Address = e.new, ms
-	}
-	return edits, nil
+		rem, _ := e.call.Address.(address.Remote)
+		r.warnResult(ctx, res, fmt.Sprintf("Module source not rewritten: module %q (%s:%d) has the source %q, but the lock selects %q (%s %s); tflock does not write %s %s. Write that source there by hand, or let tflock write such files (Options.RewriteProtectedFiles).", e.rw.Call, e.rw.File, e.rw.Line, e.rw.Old, e.rw.New, config.ManagedArgument(rem), e.tag, f, reason))
+		return true
+	})
+}
+
+// warnResult adds the warning msg to res and emits it.
+func (r *run) warnResult(ctx context.Context, res *Result, msg string) {
+	res.Warnings = append(res.Warnings, msg)
+	source.EmitContext(ctx, r.s.Events, source.Event{Kind: source.EventWarning, Detail: msg})
 }
 
 // managedTag returns the name the picked version of a managed call is

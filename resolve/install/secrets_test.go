@@ -170,7 +170,7 @@ func (w *credentialWorld) gitURL(name, password string) string {
 // gitCache, the registry with token regToken, OCI with the docker config.
 // Warnings go to warn, events to events.
 func (w *credentialWorld) sources(gitCache, regToken string, events source.Events, warn *messages) *assemble.Dispatch {
-	d := &assemble.Dispatch{DefaultHost: installtest.RegistryHost}
+	d := &assemble.Dispatch{}
 	d.Providers = registry.NewSource(registry.Options{
 		HTTPClient:  w.registry.Client(),
 		DefaultHost: installtest.RegistryHost,

@@ -1,6 +1,7 @@
 package address
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -67,4 +68,57 @@ func FuzzParseProviderSource(f *testing.F) {
 			t.Fatalf("display form %q of %q does not parse: %v", p.ForDisplay(), in, err)
 		}
 	})
+}
+
+// packageAddr is the PackageAddr of a registry or remote address.
+func packageAddr(src ModuleSource) ModuleSource {
+	switch s := src.(type) {
+	case Registry:
+		return s.PackageAddr()
+	case Remote:
+		return s.PackageAddr()
+	}
+	return nil
+}
+
+// FuzzPackageAddr: an address's PackageAddr is what its Package string
+// parses as.
+func FuzzPackageAddr(f *testing.F) {
+	for _, s := range []string{
+		"hashicorp/consul/aws//x", "git::https://h/x.git//s?ref=v1&depth=1", "git@h:o/r.git",
+		"github.com/o/r/s?ref=x", "oci://h/r?tag=1", "oci://h/r//s?digest=sha256:0123456789012345678901234567890123456789012345678901234567890123", "https://h/x.zip//s?archive=zip", "/abs//s",
+		"git::https://h/x.git?foo=1&sshkey=YQ==&ref=v2", "s3::https://s3.amazonaws.com/b/k.zip//d",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		checkPackageAddr(t, in)
+	})
+}
+
+// TestPackageAddr: PackageAddr is what Package parses as, for every
+// address of the OpenTofu cases.
+func TestPackageAddr(t *testing.T) {
+	for in := range tofuModuleCases {
+		checkPackageAddr(t, in)
+	}
+}
+
+func checkPackageAddr(t *testing.T, in string) {
+	t.Helper()
+	src, err := ParseModuleSource(in)
+	if err != nil {
+		return
+	}
+	got := packageAddr(src)
+	if got == nil {
+		return
+	}
+	want, err := ParseModuleSource(src.Package())
+	if err != nil {
+		t.Fatalf("package %q of %q does not parse: %v", src.Package(), in, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("PackageAddr of %q = %#v, want %#v (its Package parsed)", in, got, want)
+	}
 }

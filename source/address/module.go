@@ -182,6 +182,10 @@ func (r Registry) Package() string {
 	return displayHost(r.Addr.Host) + "/" + r.Addr.Namespace + "/" + r.Addr.Name + "/" + r.Addr.TargetSystem
 }
 
+// PackageAddr returns the package address of r, typed: r without its
+// subdirectory, what r.Package() parses as.
+func (r Registry) PackageAddr() Registry { return Registry{Addr: r.Addr} }
+
 // LockSource returns Package with "//SUBDIR" when there is one.
 func (r Registry) LockSource() string {
 	if r.Subdir != "" {
@@ -275,6 +279,23 @@ func (r Remote) Package() string {
 		return r.URL
 	}
 	return r.Address
+}
+
+// PackageAddr returns the package address of r, typed: what r.Package()
+// parses as, without its subdirectory or revision selector (git "ref";
+// OCI "tag" or "digest", so the tag is OCI's default, "latest").
+func (r Remote) PackageAddr() Remote {
+	p := Remote{Kind: r.Kind, Address: r.Package(), URL: r.URL}
+	switch r.Kind {
+	case KindGit:
+		p.Depth, p.SSHKey = r.Depth, r.SSHKey
+	case KindOCI:
+		p.Tag = ociDefaultTag
+	default:
+		p = r
+		p.Subdir = ""
+	}
+	return p
 }
 
 // gitBase returns the forced getter (if Address has one), URL and the

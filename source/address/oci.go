@@ -90,11 +90,15 @@ func (r *Remote) decodeOCI(u *url.URL) error {
 		return errors.New(`cannot set both "tag" and "digest" arguments`)
 	}
 	if r.Tag == "" && r.Digest == "" {
-		r.Tag = "latest"
+		r.Tag = ociDefaultTag
 	}
 	r.URL = "oci://" + u.Host + "/" + repo
 	return nil
 }
+
+// ociDefaultTag is the tag of an OCI address with neither "tag" nor
+// "digest", as in OpenTofu.
+const ociDefaultTag = "latest"
 
 // checkDigest validates "algorithm:encoded" as go-digest does for the
 // registered algorithms.

@@ -53,7 +53,7 @@ func ParseProviderSourceWith(raw string, opts Options) (Provider, error) {
 	if err != nil {
 		return Provider{}, &ParseError{Kind: "provider", Input: raw, Err: err}
 	}
-	p, err := provaddr.Parse(raw, string(host))
+	p, err := provaddr.ParseOnHost(raw, host)
 	if err != nil {
 		return Provider{}, &ParseError{Kind: "provider", Input: raw, Err: err}
 	}

@@ -58,6 +58,10 @@ type Dispatch struct {
 	// a package that carries only its Source string is read by
 	// [source.ModulePackage.Address] (OpenTofu's default host). Kept so
 	// that programs which set it still build.
+	//
+	// Deprecated: it is not used; leave it out, and parse module
+	// addresses with the default host that applies
+	// ([address.ParseModuleSourceWith]).
 	DefaultHost string
 	// Remember, when positive, makes the Dispatch remember the version
 	// lists and checksums it answers for that long
@@ -203,15 +207,6 @@ func (d *Dispatch) FetchArchive(ctx context.Context, pkg source.Package, dir str
 	return d.fetch(ctx, pkg, dir, true, 0)
 }
 
-// fetchFrom fetches pkg from f, as an archive ([source.FetchArchive]) when
-// archive is set.
-func fetchFrom(ctx context.Context, f source.Fetcher, pkg source.Package, dir string, archive bool) (*source.Fetched, error) {
-	if archive {
-		return source.FetchArchive(ctx, f, pkg, dir)
-	}
-	return f.Fetch(ctx, pkg, dir)
-}
-
 // maxLocations bounds a chain of module locations that name other
 // locators.
 const maxLocations = 5
@@ -224,7 +219,7 @@ func (d *Dispatch) fetch(ctx context.Context, pkg source.Package, dir string, ar
 	p, isModule := pkg.(source.ModulePackage)
 	loc, ok := src.(source.ModuleLocator)
 	if !isModule || !ok {
-		return fetchFrom(ctx, src, pkg, dir, archive)
+		return source.FetchWith(ctx, src, pkg, dir, archive)
 	}
 	l, err := loc.ModuleLocation(ctx, p)
 	if err != nil {
@@ -245,7 +240,7 @@ func (d *Dispatch) fetchLocation(ctx context.Context, p source.ModulePackage, l 
 		return nil, &source.Error{Package: p, Err: fmt.Errorf("%w: %q: %v", registry.ErrUnsupportedLocation, address.Redact(l.Address), err)}
 	}
 	if r.Kind == address.KindHTTP && l.Archive != nil {
-		f, err := fetchFrom(ctx, l.Archive, p, dir, archive)
+		f, err := source.FetchWith(ctx, l.Archive, p, dir, archive)
 		if err != nil {
 			return nil, err
 		}

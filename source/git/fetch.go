@@ -66,106 +66,126 @@ func (s *Source) Fetch(ctx context.Context, pkg source.Package, dir string) (*so
 // has moved on by design, so with a pin the pinned commit itself is
 // fetched, whatever the branch points to now.
 func (s *Source) resolve(ctx context.Context, m source.ModulePackage, r address.Remote) (target, error) {
-	pkgName := address.Redact(r.LockSource())
-	moved := func(t target) error {
-		if m.Pin != "" && t.commit != m.Pin {
-			return &MovedTagError{Source: pkgName, Ref: t.display, Locked: m.Pin, Now: t.commit}
-		}
-		return nil
-	}
-	// atPin is the target for a branch: its pinned commit when there is
-	// one, else its head.
-	atPin := func(t target) target {
-		if m.Pin == "" || !isCommitID(m.Pin) {
-			return t
-		}
-		return target{display: t.display, commit: m.Pin}
-	}
 	switch {
 	case !m.Version.IsZero():
-		tags, err := s.listTags(ctx, r, m)
-		if err != nil {
-			return target{}, err
-		}
-		for _, a := range availableFrom(tags) {
-			if a.Version == m.Version {
-				t := target{ref: "refs/tags/" + a.Ref, display: a.Ref, commit: a.Pin}
-				// The tag is what a managed "ref" names. With "depth",
-				// tofu clones "--branch TAG", which takes a branch of
-				// the same name if there is one: ask for it (without
-				// depth, tofu takes the tag, as here).
-				if r.Depth > 0 {
-					heads, err := s.headsAndTags(ctx, r, m)
-					if err != nil {
-						return target{}, err
-					}
-					if err := ambiguous(pkgName, a.Ref, heads, "refs/heads/"+a.Ref, a.Pin); err != nil {
-						return target{}, err
-					}
-				}
-				return t, moved(t)
-			}
-		}
-		// The tag may have been deleted upstream: the cache can still
-		// provide the locked commit.
-		if s.opts.CacheDir != "" && m.Pin != "" {
-			for name, commit := range s.readTags(r).Tags {
-				if v, ok := tagVersion(name); ok && v == m.Version && commit == m.Pin && s.cachedCommit(ctx, r, m, commit) {
-					s.warn(ctx, "%s: tag %q of version %s no longer exists upstream; installing the locked commit %s from the cache", pkgName, name, m.Version, commit)
-					return target{display: name, commit: commit, cacheOnly: true}, nil
-				}
-			}
-		}
-		names := make([]string, len(tags))
-		for i, t := range tags {
-			names[i] = t.name
-		}
-		return target{}, fmt.Errorf("%w: no tag for version %s (tags seen: %s)", source.ErrVersionNotFound, m.Version, strings.Join(names, ", "))
+		return s.resolveVersion(ctx, m, r)
 	case m.Ref != "":
-		// A full commit id names itself: nothing to ask the remote.
-		var refs map[string]string
-		if !isCommitID(m.Ref) {
-			var err error
-			if refs, err = s.lsRemoteRef(ctx, r, m, m.Ref); err != nil {
-				return target{}, err
-			}
-		}
-		if tag, ok := refs["refs/tags/"+m.Ref]; ok {
-			if err := ambiguous(pkgName, m.Ref, refs, "refs/heads/"+m.Ref, tag); err != nil {
-				return target{}, err
-			}
-		}
-		for _, name := range refCandidates(m.Ref) {
-			if c, ok := refs[name]; ok {
-				t := target{ref: name, display: m.Ref, commit: c}
-				if isTag(name) {
-					return t, moved(t)
-				}
-				return atPin(t), nil
-			}
-		}
-		if isHex(m.Ref) && len(m.Ref) >= 4 {
-			if r.Depth > 0 {
-				return target{}, fmt.Errorf("%w: %q is not a branch or tag of the repository", ErrDepthNeedsRef, m.Ref)
-			}
-			t := target{display: m.Ref, commit: m.Ref}
-			if m.Pin != "" && !strings.HasPrefix(m.Pin, m.Ref) {
-				return target{}, fmt.Errorf("%w: the source asks for commit %s but the lock file records commit %s", source.ErrChecksumMismatch, m.Ref, m.Pin)
-			}
-			return t, nil
-		}
-		return target{}, fmt.Errorf("%w: no branch, tag or commit %q", source.ErrVersionNotFound, m.Ref)
+		return s.resolveRef(ctx, m, r)
 	default:
-		refs, err := s.lsRemoteHead(ctx, r)
-		if err != nil {
+		return s.resolveHead(ctx, m, r)
+	}
+}
+
+// movedTag returns a *MovedTagError when the tag target t no longer points
+// to m's pinned commit.
+func movedTag(m source.ModulePackage, r address.Remote, t target) error {
+	if m.Pin != "" && t.commit != m.Pin {
+		return &MovedTagError{Source: address.Redact(r.LockSource()), Ref: t.display, Locked: m.Pin, Now: t.commit}
+	}
+	return nil
+}
+
+// atPin is the target for a branch: its pinned commit when there is
+// one, else its head t.
+func atPin(m source.ModulePackage, t target) target {
+	if m.Pin == "" || !isCommitID(m.Pin) {
+		return t
+	}
+	return target{display: t.display, commit: m.Pin}
+}
+
+// resolveVersion finds the tag of m's version, or, when it was deleted
+// upstream, the locked commit in the cache.
+func (s *Source) resolveVersion(ctx context.Context, m source.ModulePackage, r address.Remote) (target, error) {
+	pkgName := address.Redact(r.LockSource())
+	tags, err := s.listTags(ctx, r, m)
+	if err != nil {
+		return target{}, err
+	}
+	for _, a := range availableFrom(tags) {
+		if a.Version == m.Version {
+			t := target{ref: "refs/tags/" + a.Ref, display: a.Ref, commit: a.Pin}
+			// The tag is what a managed "ref" names. With "depth",
+			// tofu clones "--branch TAG", which takes a branch of
+			// the same name if there is one: ask for it (without
+			// depth, tofu takes the tag, as here).
+			if r.Depth > 0 {
+				heads, err := s.headsAndTags(ctx, r, m)
+				if err != nil {
+					return target{}, err
+				}
+				if err := ambiguous(pkgName, a.Ref, heads, "refs/heads/"+a.Ref, a.Pin); err != nil {
+					return target{}, err
+				}
+			}
+			return t, movedTag(m, r, t)
+		}
+	}
+	// The tag may have been deleted upstream: the cache can still
+	// provide the locked commit.
+	if s.opts.CacheDir != "" && m.Pin != "" {
+		for name, commit := range s.readTags(r).Tags {
+			if v, ok := tagVersion(name); ok && v == m.Version && commit == m.Pin && s.cachedCommit(ctx, r, m, commit) {
+				s.warn(ctx, "%s: tag %q of version %s no longer exists upstream; installing the locked commit %s from the cache", pkgName, name, m.Version, commit)
+				return target{display: name, commit: commit, cacheOnly: true}, nil
+			}
+		}
+	}
+	names := make([]string, len(tags))
+	for i, t := range tags {
+		names[i] = t.name
+	}
+	return target{}, fmt.Errorf("%w: no tag for version %s (tags seen: %s)", source.ErrVersionNotFound, m.Version, strings.Join(names, ", "))
+}
+
+// resolveRef finds the branch, tag or commit m's ref names.
+func (s *Source) resolveRef(ctx context.Context, m source.ModulePackage, r address.Remote) (target, error) {
+	// A full commit id names itself: nothing to ask the remote.
+	var refs map[string]string
+	if !isCommitID(m.Ref) {
+		var err error
+		if refs, err = s.lsRemoteRef(ctx, r, m, m.Ref); err != nil {
 			return target{}, err
 		}
-		c, ok := refs["HEAD"]
-		if !ok {
-			return target{}, fmt.Errorf("%w: the repository has no default branch (HEAD)", source.ErrVersionNotFound)
-		}
-		return atPin(target{ref: "HEAD", display: "HEAD", commit: c}), nil
 	}
+	if tag, ok := refs["refs/tags/"+m.Ref]; ok {
+		if err := ambiguous(address.Redact(r.LockSource()), m.Ref, refs, "refs/heads/"+m.Ref, tag); err != nil {
+			return target{}, err
+		}
+	}
+	for _, name := range refCandidates(m.Ref) {
+		if c, ok := refs[name]; ok {
+			t := target{ref: name, display: m.Ref, commit: c}
+			if isTag(name) {
+				return t, movedTag(m, r, t)
+			}
+			return atPin(m, t), nil
+		}
+	}
+	if isHex(m.Ref) && len(m.Ref) >= 4 {
+		if r.Depth > 0 {
+			return target{}, fmt.Errorf("%w: %q is not a branch or tag of the repository", ErrDepthNeedsRef, m.Ref)
+		}
+		t := target{display: m.Ref, commit: m.Ref}
+		if m.Pin != "" && !strings.HasPrefix(m.Pin, m.Ref) {
+			return target{}, fmt.Errorf("%w: the source asks for commit %s but the lock file records commit %s", source.ErrChecksumMismatch, m.Ref, m.Pin)
+		}
+		return t, nil
+	}
+	return target{}, fmt.Errorf("%w: no branch, tag or commit %q", source.ErrVersionNotFound, m.Ref)
+}
+
+// resolveHead finds the repository's default branch.
+func (s *Source) resolveHead(ctx context.Context, m source.ModulePackage, r address.Remote) (target, error) {
+	refs, err := s.lsRemoteHead(ctx, r)
+	if err != nil {
+		return target{}, err
+	}
+	c, ok := refs["HEAD"]
+	if !ok {
+		return target{}, fmt.Errorf("%w: the repository has no default branch (HEAD)", source.ErrVersionNotFound)
+	}
+	return atPin(m, target{ref: "HEAD", display: "HEAD", commit: c}), nil
 }
 
 // ambiguous returns an *AmbiguousRefError when refs holds the branch

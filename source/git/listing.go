@@ -2,12 +2,12 @@ package git
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/address"
+	"github.com/tflock/tflock/source/internal/flight"
 )
 
 // listingsKey is the key of a run's listings ([source.RunValue]).
@@ -16,7 +16,9 @@ type listingsKey struct{}
 // runListings returns the listings of the run of ctx, if it is one
 // ([source.WithRun]).
 func runListings(ctx context.Context) (*listings, bool) {
-	v, ok := source.RunValue(ctx, listingsKey{}, func() any { return &listings{calls: map[string]*listingCall{}} })
+	v, ok := source.RunValue(ctx, listingsKey{}, func() any {
+		return &listings{calls: flight.Group[string, map[string]string]{KeepErrors: true, Retry: flight.RetryContextErrors}}
+	})
 	if !ok {
 		return nil, false
 	}
@@ -26,8 +28,8 @@ func runListings(ctx context.Context) (*listings, bool) {
 // listings remembers, for one run, what each repository's ls-remote
 // answered, and lets concurrent callers asking the same share one call.
 type listings struct {
+	calls flight.Group[string, map[string]string]
 	mu    sync.Mutex
-	calls map[string]*listingCall
 	fresh map[string]bool // cached clones Prepare made, not yet filled
 }
 
@@ -44,12 +46,6 @@ func madeEmpty(ctx context.Context, bare string) bool {
 	was := l.fresh[bare]
 	delete(l.fresh, bare)
 	return was
-}
-
-type listingCall struct {
-	done chan struct{}
-	refs map[string]string
-	err  error
 }
 
 // listOnce runs list, or, in a run ([source.WithRun]), returns the
@@ -69,43 +65,7 @@ func (s *Source) listOnce(ctx context.Context, r address.Remote, what string, li
 		return list()
 	}
 	key := fmt.Sprintf("%p\x00%s\x00%s\x00%s", s, r.URL, r.SSHKey, what)
-	for {
-		l.mu.Lock()
-		c, found := l.calls[key]
-		if !found {
-			c = &listingCall{done: make(chan struct{})}
-			l.calls[key] = c
-			l.mu.Unlock()
-			c.refs, c.err = list()
-			if c.err != nil && isContextError(c.err) {
-				l.mu.Lock()
-				delete(l.calls, key)
-				l.mu.Unlock()
-			}
-			close(c.done)
-			return c.refs, c.err
-		}
-		l.mu.Unlock()
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if c.err != nil && isContextError(c.err) {
-			// The caller that listed was cancelled: list again.
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		return c.refs, c.err
-	}
-}
-
-// isContextError reports whether err is a context's cancellation or
-// deadline.
-func isContextError(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	return l.calls.Do(ctx, key, list)
 }
 
 // Prepare makes, in a run ([source.WithRun]), the listing that a later

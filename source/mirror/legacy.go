@@ -10,6 +10,10 @@ import (
 // directory, where Terraform 0.12 and earlier kept provider plugins
 // (".terraform/plugins"). OpenTofu does not install from it, and neither
 // does tflock: it is not a mirror.
+//
+// Deprecated: it is a copy of [providercache.LegacyPluginsDir], the one
+// [CheckLegacyPlugins] reads (setting this copy changes nothing): use
+// that.
 var LegacyPluginsDir = providercache.LegacyPluginsDir
 
 // LegacyPluginError reports that a provider that could not be installed

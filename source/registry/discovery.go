@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/flight"
 )
 
 // The service IDs this package uses.
@@ -27,14 +27,9 @@ type discovery struct {
 	c *client
 	o *Options
 
-	mu    sync.Mutex
-	hosts map[string]*discoEntry
-}
-
-type discoEntry struct {
-	done     chan struct{}
-	services map[string]*url.URL
-	err      error
+	// hosts is each host's services; a failure is not kept: the next
+	// caller, and each one waiting, asks again.
+	hosts flight.Group[string, map[string]*url.URL]
 }
 
 // serviceURL returns the base URL of service on host, with a trailing slash.
@@ -69,35 +64,7 @@ func (d *discovery) offersOther(ctx context.Context, host, service string) bool 
 }
 
 func (d *discovery) services(ctx context.Context, host string) (map[string]*url.URL, error) {
-	d.mu.Lock()
-	if d.hosts == nil {
-		d.hosts = make(map[string]*discoEntry)
-	}
-	e, ok := d.hosts[host]
-	if !ok {
-		e = &discoEntry{done: make(chan struct{})}
-		d.hosts[host] = e
-		d.mu.Unlock()
-		e.services, e.err = d.discover(ctx, host)
-		if e.err != nil {
-			// Do not cache failures: the next call asks again.
-			d.mu.Lock()
-			delete(d.hosts, host)
-			d.mu.Unlock()
-		}
-		close(e.done)
-		return e.services, e.err
-	}
-	d.mu.Unlock()
-	select {
-	case <-e.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if e.err != nil {
-		return d.services(ctx, host)
-	}
-	return e.services, nil
+	return d.hosts.Do(ctx, host, func() (map[string]*url.URL, error) { return d.discover(ctx, host) })
 }
 
 func (d *discovery) discover(ctx context.Context, host string) (map[string]*url.URL, error) {

@@ -20,12 +20,6 @@ var ErrBuiltIn = fmt.Errorf("built-in provider, not installed from a registry: %
 // builtinTerraform is the address of the one built-in provider.
 var builtinTerraform = tfaddr.Provider{Hostname: tfaddr.BuiltInProviderHost, Namespace: tfaddr.BuiltInProviderNamespace, Type: "terraform"}
 
-type legacyEntry struct {
-	done chan struct{}
-	addr tfaddr.Provider
-	err  error
-}
-
 // ResolveProvider returns the fully-qualified address for addr. An address
 // with a namespace is returned unchanged. A legacy address (Terraform 0.13's
 // "-/TYPE", or a bare "TYPE" that tfaddr parses with namespace "?") is
@@ -49,34 +43,7 @@ func (s *Source) ResolveProvider(ctx context.Context, addr tfaddr.Provider) (tfa
 	if addr.Type == "terraform" {
 		return builtinTerraform, &source.Error{Package: source.ProviderPackage{Addr: builtinTerraform}, Err: ErrBuiltIn}
 	}
-	s.mu.Lock()
-	if s.leg == nil {
-		s.leg = make(map[string]*legacyEntry)
-	}
-	e, ok := s.leg[addr.Type]
-	if !ok {
-		e = &legacyEntry{done: make(chan struct{})}
-		s.leg[addr.Type] = e
-		s.mu.Unlock()
-		e.addr, e.err = s.lookupLegacy(ctx, addr.Type)
-		if e.err != nil {
-			s.mu.Lock()
-			delete(s.leg, addr.Type)
-			s.mu.Unlock()
-		}
-		close(e.done)
-		return e.addr, e.err
-	}
-	s.mu.Unlock()
-	select {
-	case <-e.done:
-	case <-ctx.Done():
-		return addr, ctx.Err()
-	}
-	if e.err != nil {
-		return s.ResolveProvider(ctx, addr)
-	}
-	return e.addr, nil
+	return s.leg.Do(ctx, addr.Type, func() (tfaddr.Provider, error) { return s.lookupLegacy(ctx, addr.Type) })
 }
 
 func (s *Source) lookupLegacy(ctx context.Context, typ string) (tfaddr.Provider, error) {

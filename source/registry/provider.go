@@ -226,13 +226,6 @@ type metaKey struct {
 	platform source.Platform
 }
 
-type metaEntry struct {
-	done chan struct{}
-	m    *downloadMeta
-	err  error
-	at   time.Time
-}
-
 // downloadMeta returns the download metadata of one platform, asking the
 // registry once per (provider, version, platform) and Source: Checksums
 // then Fetch of the same package (a lock run's download mode) make one
@@ -240,49 +233,7 @@ type metaEntry struct {
 // successes for metaTTL.
 func (s *Source) downloadMeta(ctx context.Context, addr tfaddr.Provider, v versions.Version, plat source.Platform) (*downloadMeta, error) {
 	key := metaKey{addr: addr, version: v.String(), platform: plat}
-	s.mu.Lock()
-	if s.metas == nil {
-		s.metas = make(map[metaKey]*metaEntry)
-	}
-	e, ok := s.metas[key]
-	if ok {
-		select {
-		case <-e.done:
-			if time.Since(e.at) > metaTTL {
-				delete(s.metas, key)
-				ok = false
-			}
-		default:
-		}
-	}
-	if !ok {
-		e = &metaEntry{done: make(chan struct{})}
-		s.metas[key] = e
-		s.mu.Unlock()
-		e.m, e.err = s.fetchDownloadMeta(ctx, addr, v, plat)
-		e.at = time.Now()
-		if e.err != nil {
-			s.mu.Lock()
-			if s.metas[key] == e {
-				delete(s.metas, key)
-			}
-			s.mu.Unlock()
-		}
-		close(e.done)
-		return e.m, e.err
-	}
-	s.mu.Unlock()
-	select {
-	case <-e.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded) {
-		// Perhaps only the ctx of the caller that made the request ended:
-		// ask again under this caller's ctx.
-		return s.downloadMeta(ctx, addr, v, plat)
-	}
-	return e.m, e.err
+	return s.metas.Do(ctx, key, func() (*downloadMeta, error) { return s.fetchDownloadMeta(ctx, addr, v, plat) })
 }
 
 // fetchDownloadMeta asks for the download metadata of one platform.
@@ -391,44 +342,11 @@ type releaseKey struct {
 	sig     string
 }
 
-type releaseEntry struct {
-	done chan struct{}
-	rel  *release
-	err  error
-}
-
 // release fetches and verifies the SHA256SUMS document of m, once per
 // Source.
 func (s *Source) release(ctx context.Context, addr tfaddr.Provider, v versions.Version, m *downloadMeta) (*release, error) {
 	key := releaseKey{addr: addr, version: v.String(), sums: m.sumsURL.String(), sig: m.sigURL.String()}
-	s.mu.Lock()
-	if s.rels == nil {
-		s.rels = make(map[releaseKey]*releaseEntry)
-	}
-	e, ok := s.rels[key]
-	if !ok {
-		e = &releaseEntry{done: make(chan struct{})}
-		s.rels[key] = e
-		s.mu.Unlock()
-		e.rel, e.err = s.verifyRelease(ctx, addr, m)
-		if e.err != nil {
-			s.mu.Lock()
-			delete(s.rels, key)
-			s.mu.Unlock()
-		}
-		close(e.done)
-		return e.rel, e.err
-	}
-	s.mu.Unlock()
-	select {
-	case <-e.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if e.err != nil {
-		return s.release(ctx, addr, v, m)
-	}
-	return e.rel, nil
+	return s.rels.Do(ctx, key, func() (*release, error) { return s.verifyRelease(ctx, addr, m) })
 }
 
 func (s *Source) signatureRequired(addr tfaddr.Provider, keys []string) bool {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
+
+	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/source"
+	"github.com/tflock/tflock/source/internal/flight"
 )
 
 // Source speaks the provider and module registry protocols to whichever
@@ -20,10 +22,9 @@ type Source struct {
 	o     Options
 	c     *client
 	d     *discovery
-	mu    sync.Mutex
-	rels  map[releaseKey]*releaseEntry
-	metas map[metaKey]*metaEntry
-	leg   map[string]*legacyEntry
+	rels  flight.Group[releaseKey, *release] // the memories: see NewSource
+	metas flight.Group[metaKey, *downloadMeta]
+	leg   flight.Group[string, tfaddr.Provider]
 }
 
 var (
@@ -38,7 +39,15 @@ var (
 func NewSource(opts Options) *Source {
 	o := opts.withDefaults()
 	s := &Source{o: o, c: newClient(o)}
+	// A failure is never kept: the next caller asks again, and so does
+	// each caller waiting for it, but for a download response's (kept
+	// metaTTL when it succeeds), which is shared with those waiting
+	// unless it is the cancellation of the caller that asked.
+	s.rels.Retry = flight.RetryErrors
+	s.leg.Retry = flight.RetryErrors
+	s.metas.Retry, s.metas.Lifetime = flight.RetryContextErrors, metaTTL
 	s.d = &discovery{c: s.c, o: &s.o}
+	s.d.hosts.Retry = flight.RetryErrors
 	return s
 }
 

@@ -161,9 +161,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := w.pushOCI(ctx); err != nil {
 		return nil, err
 	}
-	w.Source = &assemble.Dispatch{
-		DefaultHost: RegistryHost,
-	}
+	w.Source = &assemble.Dispatch{}
 	reg := registry.NewSource(registry.Options{HTTPClient: w.Registry.Client(), DefaultHost: RegistryHost, Events: opts.Events})
 	w.Source.Providers = reg
 	ociOpts := w.OCI.SourceOptions(nil)

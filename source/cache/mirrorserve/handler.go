@@ -25,6 +25,7 @@ import (
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source"
 	"github.com/tflock/tflock/source/cache"
+	"github.com/tflock/tflock/source/internal/flight"
 	"github.com/tflock/tflock/source/internal/mirrorjson"
 )
 
@@ -94,23 +95,15 @@ type Handler struct {
 	fetched atomic.Int64
 	served  atomic.Int64
 
+	archives flight.Group[string, struct{}] // one check or download of an archive at a time
+	lists    flight.Group[string, *listed]
 	mu       sync.Mutex
-	inflight map[string]*flight
-	lists    map[string]*listed
 	verified map[string]fileStamp // archives checked since they were last seen
 }
 
-type flight struct {
-	done chan struct{}
-	err  error
-}
-
 type listed struct {
-	at       time.Time
-	done     chan struct{}
 	versions []source.Available
 	records  []hash.Record
-	err      error
 }
 
 type fileStamp struct {
@@ -136,7 +129,14 @@ func New(opts Options) (*Handler, error) {
 		return nil, fmt.Errorf("mirrorserve: %w", err)
 	}
 	sweep(opts.Dir)
-	return &Handler{o: opts, inflight: map[string]*flight{}, lists: map[string]*listed{}, verified: map[string]fileStamp{}}, nil
+	h := &Handler{o: opts, verified: map[string]fileStamp{}}
+	// A list is kept ListTTL (a negative one keeps nothing), an error not
+	// at all; both are shared with the requests waiting for them, which
+	// the cancellation of the first does not fail (see list). Nothing of
+	// an archive's check is kept here but in verified.
+	h.lists.Lifetime, h.lists.NoMemory = opts.ListTTL, opts.ListTTL < 0
+	h.archives.NoMemory = true
+	return h, nil
 }
 
 // Stats returns what the handler did so far.
@@ -366,34 +366,12 @@ func hashStrings(hs []hash.Hash) []string {
 // but not its cancellation, and keeps its result for ListTTL (an error is
 // not kept).
 func (h *Handler) list(ctx context.Context, key string, fill func(context.Context, *listed) error) (*listed, error) {
-	h.mu.Lock()
-	l := h.lists[key]
-	if l != nil {
-		select {
-		case <-l.done:
-			if l.err != nil || h.o.ListTTL < 0 || time.Since(l.at) > h.o.ListTTL {
-				l = nil
-			}
-		default:
-		}
-	}
-	if l == nil {
-		l = &listed{done: make(chan struct{}), at: time.Now()}
-		h.lists[key] = l
-		h.mu.Unlock()
+	return h.lists.Do(ctx, key, func() (*listed, error) {
+		l := &listed{}
 		// Shared by every request waiting: one that goes away does not
 		// fail the others (the sources' own timeouts bound it).
-		l.err = fill(context.WithoutCancel(ctx), l)
-		close(l.done)
-		return l, l.err
-	}
-	h.mu.Unlock()
-	select {
-	case <-l.done:
-		return l, l.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+		return l, fill(context.WithoutCancel(ctx), l)
+	})
 }
 
 func (h *Handler) serveArchive(ctx context.Context, w http.ResponseWriter, r *http.Request, pkg source.ProviderPackage) {
@@ -426,44 +404,42 @@ func (h *Handler) serveArchive(ctx context.Context, w http.ResponseWriter, r *ht
 // the handler uses it.
 func (h *Handler) Archive(ctx context.Context, pkg source.ProviderPackage) (string, error) {
 	p := archivePath(h.o.Dir, pkg)
-	for {
-		h.mu.Lock()
-		if fl := h.inflight[p]; fl != nil {
-			h.mu.Unlock()
-			select {
-			case <-fl.done:
-			case <-ctx.Done():
-				return "", ctx.Err()
+	for !h.checked(p) {
+		// One check or download of p at a time: those waiting for it
+		// share its error, or see again once it is done.
+		brought := false
+		_, err := h.archives.Do(ctx, p, func() (struct{}, error) {
+			if h.checked(p) {
+				return struct{}{}, nil // by a check that ended meanwhile
 			}
-			if fl.err != nil {
-				return "", fl.err
+			brought = true
+			sum, err := h.bring(context.WithoutCancel(ctx), pkg, p)
+			if err == nil {
+				h.mu.Lock()
+				if st, err := os.Stat(p); err == nil {
+					h.verified[p] = fileStamp{st.Size(), st.ModTime(), sum.H1}
+				}
+				h.mu.Unlock()
 			}
-			continue // checked by the flight; see again with the lock held
+			return struct{}{}, err
+		})
+		if err != nil {
+			return "", err
 		}
-		if st, err := os.Stat(p); err == nil && h.verified[p].same(st) {
-			h.mu.Unlock()
-			return p, nil
+		if brought {
+			break
 		}
-		fl := &flight{done: make(chan struct{})}
-		h.inflight[p] = fl
-		h.mu.Unlock()
-
-		var sum hash.ZipSum
-		sum, fl.err = h.bring(context.WithoutCancel(ctx), pkg, p)
-		h.mu.Lock()
-		delete(h.inflight, p)
-		if fl.err == nil {
-			if st, err := os.Stat(p); err == nil {
-				h.verified[p] = fileStamp{st.Size(), st.ModTime(), sum.H1}
-			}
-		}
-		h.mu.Unlock()
-		close(fl.done)
-		if fl.err != nil {
-			return "", fl.err
-		}
-		return p, nil
 	}
+	return p, nil
+}
+
+// checked reports whether the archive at p is the one the handler
+// checked last.
+func (h *Handler) checked(p string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st, err := os.Stat(p)
+	return err == nil && h.verified[p].same(st)
 }
 
 // bring checks the archive at p, or brings it there.
