@@ -208,7 +208,10 @@ type Entry struct {
 
 // FetchFunc brings a package into dir, or hands over its archive
 // ([source.Fetched.Archive], which the cache extracts and hashes in one
-// read). It is what [Cache.Fill] and [Cache.Hash] call on a miss, usually
+// read; or, as the context it is given allows
+// ([source.WithArchiveInMemory]), a small archive in memory,
+// [source.Fetched.ArchiveData], which the cache releases once read). It
+// is what [Cache.Fill] and [Cache.Hash] call on a miss, usually
 // [source.FetchArchive] of a source. As a [source.Fetcher]'s, dir may not
 // exist yet: [Cache.Fill] makes it, empty; [Cache.Hash] does not, so
 // that an archive handed over there needs no directory made and removed
@@ -398,13 +401,14 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	// The source may hand over the package's archive instead of its files
 	// (source.ArchiveFetcher): then the archive is read once, here, and
 	// the files stored are the files hashed.
-	f, err := fetch(ctx, pkgDir)
+	f, err := fetch(source.WithArchiveInMemory(ctx), pkgDir)
 	if err != nil {
 		return Entry{}, err
 	}
 	if f == nil {
 		f = &source.Fetched{}
 	}
+	defer release(f)
 	e, err := c.publish(ctx, pkg, key, want, work, pkgDir, f)
 	if err != nil {
 		return Entry{}, err
@@ -422,7 +426,7 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 	var err error
 	var h1 hash.Hash
 	var computed []hash.Hash // what this fill computed: h1, and zh of an archive
-	if f.Archive != "" {
+	if hasArchive(f) {
 		content := filepath.Join(work, "content")
 		sum, err := unpack(ctx, f, content, isModule(pkg))
 		if err != nil {

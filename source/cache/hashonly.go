@@ -40,15 +40,16 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	work := filepath.Join(c.dir, "tmp", tempName("fill", keyName(key))+randomSuffix())
 	defer os.RemoveAll(work)
 	pkgDir := work // nothing else goes there
-	f, err := fetch(ctx, pkgDir)
+	f, err := fetch(source.WithArchiveInMemory(ctx), pkgDir)
 	if err != nil {
 		return Entry{}, false, err
 	}
 	if f == nil {
 		f = &source.Fetched{}
 	}
+	defer release(f)
 	var computed []hash.Hash
-	if f.Archive != "" {
+	if hasArchive(f) {
 		o := archiveOptions(f, isModule(pkg))
 		sum, err := readArchive(f, func(r io.ReaderAt, size int64) (hash.ZipSum, error) {
 			return o.HashZipReader(ctx, r, size)
