@@ -84,7 +84,10 @@
 // with another process that opened it just before. A fill downloads into a
 // fresh directory under tmp/ and publishes it with one rename, so readers
 // never see a partial entry. Waiting for another holder is reported as a
-// [source.EventCacheWait] event.
+// [source.EventCacheWait] event. [Cache.Hash], which stores no entry,
+// takes the in-process mutex only (no lock file): two processes may hash
+// one package at once, each writing the same index record atomically; what
+// it leaves in tmp/ ("hash-...") is swept once unchanged for an hour.
 //
 // # Damage
 //

@@ -76,7 +76,7 @@ func (c *Cache) lookupRemote(ctx context.Context, pkg source.Package, want []has
 	if c.makeDirs() != nil {
 		return Entry{}, false
 	}
-	unlock, err := c.lock(ctx, pkg, key)
+	unlock, err := c.lock(ctx, pkg, key, false)
 	if err != nil {
 		return Entry{}, false
 	}
