@@ -240,11 +240,10 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, add func
 				// registry answers the fetch's own request for it from
 				// what it keeps (one request per platform either way).
 				// Another origin (a mirror) is not asked: its checksums
-				// may cost more than the fetch saves.
-				if _, err := r.checksums(ctx, pkg); err != nil {
-					errs[i] = err
-					return
-				}
+				// may cost more than the fetch saves. A failure is
+				// reported by the fetch, as before (a checksum error
+				// with its remedy).
+				_, _ = r.checksums(ctx, pkg)
 			}
 			t, err := voucher{r}.vouch(ctx, wanted{pkg: pkg})
 			if err != nil {
