@@ -2,6 +2,8 @@ package registry_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,6 +64,47 @@ func TestSmallArchiveInMemory(t *testing.T) {
 		}
 		if ents, _ := os.ReadDir(filepath.Join(c.Dir(), "tmp")); len(ents) != 0 {
 			t.Errorf("%s: tmp holds %d items after it", method, len(ents))
+		}
+	}
+}
+
+// A lying or failing server gives the same errors for a small package
+// handed over in memory as for one in a file (a tampered package a
+// checksum mismatch; a truncated body, retried, an error), through Hash
+// and Fill, and leaves nothing in the cache; once honest, the cache fills.
+func TestSmallArchiveInMemoryFaults(t *testing.T) {
+	for _, tc := range []struct {
+		fault    registrytest.Fault
+		mismatch bool
+	}{
+		{registrytest.TamperedPackage, true},
+		{registrytest.TruncatedBody, false},
+		{registrytest.BadSignature, true},
+	} {
+		for _, method := range []string{"Hash", "Fill"} {
+			t.Run(fmt.Sprint(tc.fault, method), func(t *testing.T) {
+				srv, src, pkg, info, _ := streamWorldOf(t, smallFixtures, registrytest.Options{Fault: tc.fault})
+				c, err := cache.Open(t.TempDir(), cache.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				bring := c.Fill
+				if method == "Hash" {
+					bring = c.Hash
+				}
+				_, _, err = bring(context.Background(), pkg, nil, fillFrom(src, pkg))
+				if err == nil {
+					t.Fatal("succeeded")
+				}
+				if got := errors.Is(err, source.ErrChecksumMismatch); got != tc.mismatch {
+					t.Errorf("errors.Is(%v, ErrChecksumMismatch) = %v, want %v", err, got, tc.mismatch)
+				}
+				emptyCache(t, c)
+				srv.SetFault(registrytest.NoFault)
+				if e, _, err := bring(context.Background(), pkg, nil, fillFrom(src, pkg)); err != nil || e.H1 != info.H1 {
+					t.Errorf("once honest: %s, %v; want %s", e.H1, err, info.H1)
+				}
+			})
 		}
 	}
 }
