@@ -30,6 +30,25 @@ type ArchiveFetcher interface {
 	FetchArchive(ctx context.Context, pkg Package, dir string) (*Fetched, error)
 }
 
+// archiveInMemory is the context key of [WithArchiveInMemory].
+type archiveInMemory struct{}
+
+// WithArchiveInMemory returns ctx in which an [ArchiveFetcher]'s
+// FetchArchive may hand a small archive over in memory
+// ([Fetched.ArchiveData]) rather than as a file: the caller that makes it
+// promises to handle that form too (source/cache does). Without it, an
+// archive is always a file.
+func WithArchiveInMemory(ctx context.Context) context.Context {
+	return context.WithValue(ctx, archiveInMemory{}, true)
+}
+
+// ArchiveInMemory reports whether ctx allows an archive to be handed over
+// in memory ([WithArchiveInMemory]).
+func ArchiveInMemory(ctx context.Context) bool {
+	v, _ := ctx.Value(archiveInMemory{}).(bool)
+	return v
+}
+
 // FetchArchive asks f for pkg as its archive when f is an
 // [ArchiveFetcher], and calls its Fetch otherwise: the result has either
 // Dir or Archive set.

@@ -174,6 +174,18 @@ type Fetched struct {
 	// archive within Limits, computes its h1: and checks it against
 	// Hashes.
 	Archive string
+	// ArchiveData, set only by an [ArchiveFetcher]'s FetchArchive under a
+	// context made with [WithArchiveInMemory], is the package's zip
+	// archive, complete, held in memory instead of a file: Archive and
+	// Dir are then empty, and it is checked and read as an Archive is. A
+	// registry source keeps an archive there when its response announces
+	// at most 2 MiB and the process's budget for such archives (32 MiB
+	// in all) has room; the caller calls Release once done with it.
+	ArchiveData []byte
+	// Release, set only with ArchiveData, gives the memory ArchiveData
+	// holds back to its source's budget; the caller calls it once, when
+	// it no longer reads ArchiveData.
+	Release func()
 	// Pending, set only with Archive, is that archive while it is still
 	// being downloaded (see [PendingArchive]): the caller may read it
 	// before its last byte has arrived, and must call its Wait, which

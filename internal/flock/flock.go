@@ -92,6 +92,21 @@ func (l *Locker) Lock(ctx context.Context, path string, waiting func()) (func(),
 	}, nil
 }
 
+// LockLocal takes the lock named by path within this process only: it
+// waits for any goroutine of this process that holds it (by Lock or
+// LockLocal), calling waiting once if it has to wait (waiting may be
+// nil), and makes no file. Waiting ends with ctx. The returned function
+// releases the lock.
+func (l *Locker) LockLocal(ctx context.Context, path string, waiting func()) (func(), error) {
+	told := false
+	return l.lockLocal(ctx, path, func() {
+		if !told && waiting != nil {
+			told = true
+			waiting()
+		}
+	})
+}
+
 // lockLocal takes the in-process lock for key.
 func (l *Locker) lockLocal(ctx context.Context, key string, wait func()) (func(), error) {
 	for {

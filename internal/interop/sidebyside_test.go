@@ -32,9 +32,11 @@ import (
 //   - providers-lock: "providers lock" of 50 providers for 4 platforms,
 //     every request delayed 20 ms, nothing cached; "packages" when the
 //     registry sends OpenTofu 1.12's packages field, "downloads" when it
-//     does not. In the "packages" measure a fourth tool, "floor"
-//     (internal/interop/floor), makes the same requests and nothing else:
-//     the time no client of the protocol can go below on this machine.
+//     does not. A fourth tool, "floor" (internal/interop/floor; with
+//     -downloads in the "downloads" measure, where it also reads and
+//     SHA-256s every platform's package in memory), makes the same
+//     requests and nothing else: the time no client of the protocol can go
+//     below on this machine.
 //
 // Each tool is skipped without its variable (TFLOCK_TOFU, TFLOCK_TERRAFORM).
 // With TFLOCK_BENCH_BASELINE naming an examples/lock binary built from
@@ -179,10 +181,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	tf.WriteString("  }\n}\n")
 	for _, variant := range []string{"packages", "downloads"} {
 		var lockWorld *world
-		lockTools := tools
-		if variant == "packages" {
-			lockTools = append(lockTools, struct{ name, env string }{"floor", ""})
-		}
+		lockTools := append(slices.Clone(tools), struct{ name, env string }{"floor", ""})
 		for _, tl := range lockTools {
 			b.Run("measure=providers-lock-"+variant+"/tool="+tl.name, func(b *testing.B) {
 				bin := binFor(b, tl.name, tl.env)
@@ -195,7 +194,12 @@ func BenchmarkSideBySide(b *testing.B) {
 				var args []string
 				switch tl.name {
 				case "floor":
-					args = append(args, "-platform", plats[0], w.w.Registry.URL+"/v1/providers/")
+					if variant == "packages" {
+						args = append(args, "-platform", plats[0])
+					} else {
+						args = append(args, "-downloads", strings.Join(plats, ","))
+					}
+					args = append(args, w.w.Registry.URL+"/v1/providers/")
 					for i := range 50 {
 						args = append(args, fmt.Sprintf("acme/p%02d", i))
 					}

@@ -200,7 +200,9 @@ func (r *run) firstPlatform(p resolve.ProviderPick) source.ProviderPackage {
 // vouches for that the lock's rule records ([run.recordsOrigin]) and hands
 // add, through the trust seam, the package of each platform asked for
 // whose h1: that does not give, downloaded once (through the cache), all
-// platforms in parallel.
+// platforms in parallel. From a registry, each platform's download
+// response is asked before its download slot is taken (see
+// [voucher.vouch]), so that the slots bound the downloads alone.
 func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, add func(providerFetch)) ([]hash.Hash, error) {
 	recs, err := r.checksums(ctx, r.firstPlatform(p))
 	if err != nil {
@@ -208,7 +210,9 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, add func
 	}
 	var origin []hash.Hash
 	haveH1 := map[string]bool{}
+	fromRegistry := false
 	for _, rec := range recs {
+		fromRegistry = fromRegistry || len(rec.Provenance.Registries) > 0
 		if !r.recordsOrigin(rec) {
 			continue
 		}
@@ -229,6 +233,18 @@ func (r *run) lockProvider(ctx context.Context, p resolve.ProviderPick, add func
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if fromRegistry && i > 0 {
+				// Ask the platform's download response now, outside the
+				// download slots, so that a slot is held for the package's
+				// download only, not for a round trip before it: a
+				// registry answers the fetch's own request for it from
+				// what it keeps (one request per platform either way).
+				// Another origin (a mirror) is not asked: its checksums
+				// may cost more than the fetch saves. A failure is
+				// reported by the fetch, as before (a checksum error
+				// with its remedy).
+				_, _ = r.checksums(ctx, pkg)
+			}
 			t, err := voucher{r}.vouch(ctx, wanted{pkg: pkg})
 			if err != nil {
 				errs[i] = err

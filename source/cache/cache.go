@@ -208,7 +208,10 @@ type Entry struct {
 
 // FetchFunc brings a package into dir, or hands over its archive
 // ([source.Fetched.Archive], which the cache extracts and hashes in one
-// read). It is what [Cache.Fill] and [Cache.Hash] call on a miss, usually
+// read; or, as the context it is given allows
+// ([source.WithArchiveInMemory]), a small archive in memory,
+// [source.Fetched.ArchiveData], which the cache releases once read). It
+// is what [Cache.Fill] and [Cache.Hash] call on a miss, usually
 // [source.FetchArchive] of a source. As a [source.Fetcher]'s, dir may not
 // exist yet: [Cache.Fill] makes it, empty; [Cache.Hash] does not, so
 // that an archive handed over there needs no directory made and removed
@@ -260,6 +263,12 @@ func (c *Cache) sweep() {
 		switch kind, key, ok := parseTempName(e.Name()); {
 		case ok && kind == "damaged":
 			removeTree(p)
+		case ok && kind == "hash":
+			// Cache.Hash holds no lock file: what it leaves is
+			// debris once no write has touched it for a while.
+			if info, err := os.Lstat(p); err == nil && time.Since(info.ModTime()) > hashTempGrace {
+				removeTree(p)
+			}
 		case ok:
 			lockPath := c.lockPath(key)
 			if checkOwn(lockPath, false) != nil {
@@ -278,17 +287,26 @@ func (c *Cache) sweep() {
 
 // tempName is the prefix of a temporary file or directory in tmp/ made
 // while holding the lock of the package whose key name is keyName:
-// "fill-KEYNAME-" or "index-KEYNAME-".
+// "fill-KEYNAME-" or "index-KEYNAME-"; or by [Cache.Hash], which holds
+// this process's lock only: "hash-KEYNAME-" (swept once older than
+// hashTempGrace).
 func tempName(kind, keyName string) string { return kind + "-" + keyName + "-" }
 
-// parseTempName reads a name made from tempName (kind "fill" or "index",
+// hashTempGrace is how long a sweep leaves a temporary file or directory
+// of [Cache.Hash] ("hash-...") after its last change: Hash holds no lock
+// file that tells a live one from a killed one's, and a live one writes
+// its archive (mtime renewed with each write) and then reads it at once,
+// or writes its index record and renames it at once.
+const hashTempGrace = time.Hour
+
+// parseTempName reads a name made from tempName (kind "fill", "index" or "hash",
 // with the key name), or "damaged-..." (kind "damaged", no key).
 func parseTempName(name string) (kind, keyName string, ok bool) {
 	if strings.HasPrefix(name, "damaged-") {
 		return "damaged", "", true
 	}
 	kind, rest, found := strings.Cut(name, "-")
-	if !found || (kind != "fill" && kind != "index") {
+	if !found || (kind != "fill" && kind != "index" && kind != "hash") {
 		return "", "", false
 	}
 	keyName, _, found = strings.Cut(rest, "-")
@@ -346,7 +364,7 @@ func (c *Cache) Lookup(ctx context.Context, pkg source.Package, want []hash.Hash
 // Only one caller fetches a given package at a time, across goroutines and
 // processes; the others wait and then find the entry.
 func (c *Cache) Fill(ctx context.Context, pkg source.Package, want []hash.Hash, fetch FetchFunc) (e Entry, hit bool, err error) {
-	e, hit, unlock, err := c.hitOrLock(ctx, pkg, want, c.lookup)
+	e, hit, unlock, err := c.hitOrLock(ctx, pkg, want, c.lookup, false)
 	if err != nil || hit {
 		return e, hit, err
 	}
@@ -359,8 +377,9 @@ func (c *Cache) Fill(ctx context.Context, pkg source.Package, want []hash.Hash, 
 // (reporting the hit), else takes the package's lock (across goroutines
 // and processes) and returns its unlock function: the caller then brings
 // the package in. Another holder may have filled it while we waited for
-// the lock, so the cache is looked at again once it is held.
-func (c *Cache) hitOrLock(ctx context.Context, pkg source.Package, want []hash.Hash, lookup func(context.Context, source.Package, []hash.Hash) (Entry, bool)) (Entry, bool, func(), error) {
+// the lock, so the cache is looked at again once it is held. With local
+// set, the lock is this process's only (see [Cache.lock]).
+func (c *Cache) hitOrLock(ctx context.Context, pkg source.Package, want []hash.Hash, lookup func(context.Context, source.Package, []hash.Hash) (Entry, bool), local bool) (Entry, bool, func(), error) {
 	hit := func(e Entry) (Entry, bool, func(), error) {
 		source.EmitContext(ctx, c.opts.Events, source.Event{Kind: source.EventCacheHit, Package: pkg, Detail: e.H1.String()})
 		return e, true, nil, nil
@@ -371,7 +390,7 @@ func (c *Cache) hitOrLock(ctx context.Context, pkg source.Package, want []hash.H
 	if err := c.makeDirs(); err != nil {
 		return Entry{}, false, nil, err
 	}
-	unlock, err := c.lock(ctx, pkg, identity(pkg))
+	unlock, err := c.lock(ctx, pkg, identity(pkg), local)
 	if err != nil {
 		return Entry{}, false, nil, err
 	}
@@ -398,13 +417,14 @@ func (c *Cache) fill(ctx context.Context, pkg source.Package, key string, want [
 	// The source may hand over the package's archive instead of its files
 	// (source.ArchiveFetcher): then the archive is read once, here, and
 	// the files stored are the files hashed.
-	f, err := fetch(ctx, pkgDir)
+	f, err := fetch(source.WithArchiveInMemory(ctx), pkgDir)
 	if err != nil {
 		return Entry{}, err
 	}
 	if f == nil {
 		f = &source.Fetched{}
 	}
+	defer release(f)
 	e, err := c.publish(ctx, pkg, key, want, work, pkgDir, f)
 	if err != nil {
 		return Entry{}, err
@@ -422,7 +442,7 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 	var err error
 	var h1 hash.Hash
 	var computed []hash.Hash // what this fill computed: h1, and zh of an archive
-	if f.Archive != "" {
+	if hasArchive(f) {
 		content := filepath.Join(work, "content")
 		sum, err := unpack(ctx, f, content, isModule(pkg))
 		if err != nil {
@@ -478,7 +498,7 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 		return e, nil
 	}
 	c.remember(pkg, key, e, true)
-	if err := c.writeIndex(key, e); err != nil {
+	if err := c.writeIndex(key, e, "index"); err != nil {
 		return Entry{}, err
 	}
 	return e, nil
@@ -689,12 +709,14 @@ func (c *Cache) readIndex(key string) (indexRecord, bool) {
 	return r, true
 }
 
-func (c *Cache) writeIndex(key string, e Entry) error {
+// writeIndex writes the index record of key for e, atomically (a
+// temporary file in tmp/ named by kind, "index" or "hash", renamed).
+func (c *Cache) writeIndex(key string, e Entry, kind string) error {
 	b, err := json.MarshalIndent(indexRecord{Package: key, H1: e.H1, Hashes: e.Hashes, Pin: e.Pin, Location: e.Location, Subdir: e.Subdir, Origin: indexOrigin(e.Origin)}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), tempName("index", keyName(key)))
+	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), tempName(kind, keyName(key)))
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

@@ -39,8 +39,10 @@
 // A fill's fetch function may hand the package over as its archive: it
 // is usually [source.FetchArchive] of a source, and a source that
 // downloads an archive (the provider registry protocol) is a
-// source.ArchiveFetcher, which hands it over unextracted. The cache reads
-// it once, digesting its bytes for zh:, inflating each entry once and
+// source.ArchiveFetcher, which hands it over unextracted (a small one in
+// memory, source.Fetched.ArchiveData: the cache's fetch is given a
+// context made with source.WithArchiveInMemory, and it releases the
+// memory once done). The cache reads it once, digesting its bytes for zh:, inflating each entry once and
 // digesting each file for h1: as it writes it (hash.Options.Install),
 // within the source's limits. The tree stored is the tree hashed, and what the
 // source stated about the archive (its zh:, an h1: its origin published) is
@@ -82,7 +84,10 @@
 // with another process that opened it just before. A fill downloads into a
 // fresh directory under tmp/ and publishes it with one rename, so readers
 // never see a partial entry. Waiting for another holder is reported as a
-// [source.EventCacheWait] event.
+// [source.EventCacheWait] event. [Cache.Hash], which stores no entry,
+// takes the in-process mutex only (no lock file): two processes may hash
+// one package at once, each writing the same index record atomically; what
+// it leaves in tmp/ ("hash-...") is swept once unchanged for an hour.
 //
 // # Damage
 //

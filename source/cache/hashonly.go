@@ -25,30 +25,47 @@ import (
 // made), so that the next Hash of the package downloads nothing; a
 // [Cache.Fill] of it still fetches it. The returned Entry has a Dir only
 // when the cache holds the package's files.
+//
+// Unlike Fill, Hash serialises only the work of this process on pkg: it
+// makes no lock file, and two processes may hash pkg at once, each
+// writing the same index record atomically (see the package's
+// Concurrency section).
 func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, fetch FetchFunc) (e Entry, hit bool, err error) {
-	e, hit, unlock, err := c.hitOrLock(ctx, pkg, want, c.hashesOf)
+	// This process's lock only: no lock file is made (on some file
+	// systems a new file costs as much as the download of a small
+	// package). Two processes may then hash one package at once; the work
+	// is idempotent: each downloads and checks the package, each writes
+	// the same index record, atomically (a rename), and each may write
+	// the same archive through to the remote tier, which stores it by
+	// its content. What Hash leaves in tmp/ is named "hash-...": another
+	// process's sweep removes it only once it has not changed for
+	// hashTempGrace (there is no lock to tell a live Hash from a killed
+	// one).
+	e, hit, unlock, err := c.hitOrLock(ctx, pkg, want, c.hashesOf, true)
 	if err != nil || hit {
 		return e, hit, err
 	}
 	defer unlock()
 	key := identity(pkg)
-	// Named as a fill's work directory: a killed run's is swept alike.
-	// It is not made: a source that hands its archive over downloads it
-	// as that very file (fsutil.ArchiveFile), with no directory made and
-	// removed around it; one that extracts makes the directory. Under the
-	// package's lock, no other work takes the name.
-	work := filepath.Join(c.dir, "tmp", tempName("fill", keyName(key))+randomSuffix())
+	// Not made: a source that hands its archive over keeps a small one
+	// in memory, or downloads it as that very file (fsutil.ArchiveFile),
+	// with no directory made and removed around it; one that extracts
+	// makes the directory. Under the package's lock, no other work of
+	// this process takes the name; the random suffix keeps another
+	// process's apart.
+	work := filepath.Join(c.dir, "tmp", tempName("hash", keyName(key))+randomSuffix())
 	defer os.RemoveAll(work)
 	pkgDir := work // nothing else goes there
-	f, err := fetch(ctx, pkgDir)
+	f, err := fetch(source.WithArchiveInMemory(ctx), pkgDir)
 	if err != nil {
 		return Entry{}, false, err
 	}
 	if f == nil {
 		f = &source.Fetched{}
 	}
+	defer release(f)
 	var computed []hash.Hash
-	if f.Archive != "" {
+	if hasArchive(f) {
 		o := archiveOptions(f, isModule(pkg))
 		sum, err := readArchive(f, func(r io.ReaderAt, size int64) (hash.ZipSum, error) {
 			return o.HashZipReader(ctx, r, size)
@@ -78,7 +95,7 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	}
 	e = Entry{H1: computed[0], Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}.fetched(f)
 	if indexed(pkg) {
-		if err := c.writeIndex(key, e); err != nil {
+		if err := c.writeIndex(key, e, "hash"); err != nil {
 			return Entry{}, false, err
 		}
 		c.remember(pkg, key, e, false)

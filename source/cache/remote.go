@@ -76,7 +76,7 @@ func (c *Cache) lookupRemote(ctx context.Context, pkg source.Package, want []has
 	if c.makeDirs() != nil {
 		return Entry{}, false
 	}
-	unlock, err := c.lock(ctx, pkg, key)
+	unlock, err := c.lock(ctx, pkg, key, false)
 	if err != nil {
 		return Entry{}, false
 	}
@@ -166,6 +166,19 @@ func (c *Cache) writeThrough(ctx context.Context, pkg source.Package, e Entry, f
 	}
 	a := RemoteArchive{Hashes: e.Hashes, Subdir: e.Subdir}
 	path := f.Archive
+	if f.ArchiveData != nil && !isModule(pkg) {
+		// An archive handed over in memory: written for the tier beside
+		// the fill's work (Cache.Hash makes no work directory: the file
+		// is the work path itself), removed with it.
+		path = work
+		if info, err := os.Stat(work); err == nil && info.IsDir() {
+			path = filepath.Join(work, "remote-put.zip")
+		}
+		if err := os.WriteFile(path, f.ArchiveData, 0o600); err != nil {
+			c.remoteFailed(ctx, "writing", err)
+			return
+		}
+	}
 	if isModule(pkg) {
 		if e.Dir == "" {
 			return // hashed only ([Cache.Hash]): no tree to zip

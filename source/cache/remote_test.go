@@ -3,6 +3,7 @@ package cache_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -232,4 +233,57 @@ func zhIn(hs []hash.Hash) hash.Hash {
 		}
 	}
 	return ""
+}
+
+// A provider archive handed over in memory (source.Fetched.ArchiveData) is
+// written through as one handed over as a file, from a fill and from a
+// hash-only Cache.Hash: another machine is served by the tier. The
+// memory is released.
+func TestRemoteWriteThroughFromMemory(t *testing.T) {
+	for _, method := range []string{"Fill", "Hash"} {
+		t.Run(method, func(t *testing.T) {
+			srv := ocitest.New(t, ocitest.ServerOptions{})
+			ctx := context.Background()
+			a := machine(t, srv, nil)
+			released := 0
+			fromFile := archiveFetch(t, remoteEntries, nil, source.Limits{})
+			inMemory := func(ctx context.Context, dir string) (*source.Fetched, error) {
+				if !source.ArchiveInMemory(ctx) {
+					t.Error("the cache did not allow an archive in memory")
+				}
+				f, err := fromFile(ctx, filepath.Join(t.TempDir(), "elsewhere"))
+				if err != nil {
+					return nil, err
+				}
+				data, err := os.ReadFile(f.Archive)
+				if err != nil {
+					return nil, err
+				}
+				f.Archive, f.ArchiveData, f.Release = "", data, func() { released++ }
+				return f, nil
+			}
+			bring := a.Fill
+			if method == "Hash" {
+				bring = a.Hash
+			}
+			ea, _, err := bring(ctx, remotePkg, nil, inMemory)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if released != 1 {
+				t.Errorf("released %d times, want once", released)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(a.Dir(), "tmp")); len(ents) != 0 {
+				t.Errorf("tmp holds %d items after it", len(ents))
+			}
+			b := machine(t, srv, nil)
+			eb, hit, err := b.Fill(ctx, remotePkg, ea.Hashes, noFetch(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hit || eb.H1 != ea.H1 {
+				t.Fatalf("machine b: hit %v, %s; want a fill of %s from the tier", hit, eb.H1, ea.H1)
+			}
+		})
+	}
 }

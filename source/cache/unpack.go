@@ -1,7 +1,9 @@
 package cache
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -25,8 +27,29 @@ import (
 func unpack(ctx context.Context, f *source.Fetched, dir string, module bool) (hash.ZipSum, error) {
 	o := archiveOptions(f, module)
 	return readArchive(f, func(r io.ReaderAt, size int64) (hash.ZipSum, error) {
-		return o.InstallReader(ctx, f.Archive, r, size, dir, nil)
+		return o.InstallReader(ctx, archiveName(f), r, size, dir, nil)
 	})
+}
+
+// hasArchive reports whether f handed an archive over (a file, or
+// memory) rather than files.
+func hasArchive(f *source.Fetched) bool { return f.Archive != "" || f.ArchiveData != nil }
+
+// archiveName names the archive f handed over in errors: its file, or,
+// in memory, where it came from.
+func archiveName(f *source.Fetched) string {
+	if f.Archive != "" {
+		return f.Archive
+	}
+	return f.Location
+}
+
+// release gives back the memory of an archive f handed over in memory.
+func release(f *source.Fetched) {
+	if f.Release != nil {
+		f.Release()
+		f.Release = nil
+	}
 }
 
 // archiveOptions are the hashing options for reading the archive f
@@ -45,6 +68,13 @@ func archiveOptions(f *source.Fetched, module bool) hash.Options {
 // are not the package's report a checksum mismatch rather than a malformed
 // archive, whether or not the source checked them before handing them over.
 func readArchive(f *source.Fetched, read func(r io.ReaderAt, size int64) (hash.ZipSum, error)) (hash.ZipSum, error) {
+	if f.ArchiveData != nil {
+		sum, err := read(bytes.NewReader(f.ArchiveData), int64(len(f.ArchiveData)))
+		if err != nil {
+			return hash.ZipSum{}, statedZHOr(f, err)
+		}
+		return sum, nil
+	}
 	if p := f.Pending; p != nil {
 		sum, err := read(p, p.Size())
 		werr := p.Wait()
@@ -90,9 +120,12 @@ func checkStatedZH(f *source.Fetched) error {
 		if h.Scheme() != hash.SchemeZH {
 			continue
 		}
-		got, err := hash.ZH(f.Archive)
-		if err != nil {
-			return err
+		got := hash.NewHash(hash.SchemeZH, sha256.Sum256(f.ArchiveData))
+		if f.ArchiveData == nil {
+			var err error
+			if got, err = hash.ZH(f.Archive); err != nil {
+				return err
+			}
 		}
 		if got != h {
 			return fmt.Errorf("%w: the source reported %s but the archive hashes to %s", source.ErrChecksumMismatch, h, got)

@@ -460,7 +460,7 @@ func (n *Network) handOver(ctx context.Context, p source.ProviderPackage, u *url
 	}
 	got := &source.Fetched{Package: p, Location: redact(u), Hashes: stated, Archive: f.Name(), Limits: n.opts.Limits}
 	dctx, stop := context.WithCancel(ctx)
-	st := n.c.StartDownload(dctx, req, f, nil, nil, httpx.TailBytes, httpx.StreamMin)
+	st := n.c.StartDownload(dctx, req, httpx.FileSpool(f), nil, nil, httpx.TailBytes, httpx.StreamMin)
 	if size, ok := st.Size(); ok {
 		got.Size, got.Pending = size, st.Pending(f, stop, nil)
 		return got, nil

@@ -31,7 +31,11 @@
 // the signed checksums are verified and list it.
 //
 // Asked with [Source.FetchArchive] ([source.ArchiveFetcher]: a cache
-// fill) the zip is handed over unextracted, in [source.Fetched.Archive].
+// fill) the zip is handed over unextracted, in [source.Fetched.Archive];
+// under a context made with [source.WithArchiveInMemory] (the cache's),
+// a zip whose response announces at most 2 MiB is kept in memory instead,
+// in [source.Fetched.ArchiveData], while the process's budget of 32 MiB
+// for such archives has room (else it goes to a file as any other).
 // A zip of 8 MiB or more is handed over while it downloads
 // ([source.PendingArchive]): when the download's response announces its
 // size, the last 64 KiB (the central directory) are asked for at once

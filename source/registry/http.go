@@ -95,8 +95,9 @@ func (c *client) download(ctx context.Context, r request, f *os.File, w io.Write
 	return c.x.Download(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset)
 }
 
-// startDownload starts streaming a package into f and w in the background
-// (httpx.Client.StartDownload), asking for a large one's end apart.
-func (c *client) startDownload(ctx context.Context, r request, f *os.File, w io.Writer, reset func()) *httpx.Stream {
-	return c.x.StartDownload(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, f, w, reset, httpx.TailBytes, httpx.StreamMin)
+// startDownload starts streaming a package into sp and w in the
+// background (httpx.Client.StartDownload), asking for a large one's end
+// apart.
+func (c *client) startDownload(ctx context.Context, r request, sp *httpx.Spool, w io.Writer, reset func()) *httpx.Stream {
+	return c.x.StartDownload(ctx, httpx.Request{URL: r.url, Token: r.token, MaxBytes: c.maxBytes, Started: r.started}, sp, w, reset, httpx.TailBytes, httpx.StreamMin)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/tflock/tflock/source/internal/archive"
 	"github.com/tflock/tflock/source/internal/display"
 	"github.com/tflock/tflock/source/internal/fsutil"
+	"github.com/tflock/tflock/source/internal/httpx"
 )
 
 // providerVersionsResponse is the body of GET :namespace/:type/versions.
@@ -679,26 +680,39 @@ func (s *Source) downloadZip(ctx context.Context, pkg source.Package, m *downloa
 // downloadZipArchive downloads the package of m into an archive file in dir
 // and hands it over unextracted: a large archive while it still
 // downloads, once the signed checksums list it (httpx.Stream.Pending);
-// the caller (the cache) then checks its zh: as it reads it. verify is as
+// the caller (the cache) then checks its zh: as it reads it. Under a
+// context made with source.WithArchiveInMemory, a small archive (at most
+// httpx.MemoryMax, within the process's httpx.MemoryBudget) is handed over
+// in memory (source.Fetched.ArchiveData), with no file made. verify is as
 // for downloadZip.
 func (s *Source) downloadZipArchive(ctx context.Context, pkg source.Package, m *downloadMeta, dir string, verify func() error) (_ *source.Fetched, err error) {
-	tmp, err := fsutil.ArchiveFile(dir)
-	if err != nil {
-		return nil, err
+	create := func() (*os.File, error) { return fsutil.ArchiveFile(dir) }
+	var sp *httpx.Spool
+	if source.ArchiveInMemory(ctx) {
+		sp = httpx.MemorySpool(create)
+	} else {
+		f, err := create()
+		if err != nil {
+			return nil, err
+		}
+		sp = httpx.FileSpool(f)
 	}
-	keep := false // the archive is handed over still downloading
+	keep := false // the archive is handed over (a file still downloading, or memory)
 	defer func() {
 		if keep {
-			return // the pending archive's (it closes or removes it)
+			return // the pending archive's (it closes or removes it), or the caller's
 		}
-		tmp.Close()
-		if err != nil {
-			os.Remove(tmp.Name())
+		sp.Release()
+		if tmp := sp.File(); tmp != nil {
+			tmp.Close()
+			if err != nil {
+				os.Remove(tmp.Name())
+			}
 		}
 	}()
 	d := s.newZipDownload(ctx, pkg, m)
 	dctx, stop := context.WithCancel(ctx)
-	st := s.c.startDownload(dctx, d.req, tmp, d.writer(), d.reset)
+	st := s.c.startDownload(dctx, d.req, sp, d.writer(), d.reset)
 	if size, ok := st.Size(); ok {
 		if err := d.checkPending(size, verify); err != nil {
 			stop()
@@ -707,6 +721,7 @@ func (s *Source) downloadZipArchive(ctx context.Context, pkg source.Package, m *
 		}
 		d.handedOver.Store(true)
 		keep = true
+		tmp := sp.File()
 		return &source.Fetched{
 			Location: redact(m.downloadURL),
 			Size:     size,
@@ -725,18 +740,30 @@ func (s *Source) downloadZipArchive(ctx context.Context, pkg source.Package, m *
 	if err != nil {
 		return nil, err
 	}
-	// The caller (the cache) extracts and hashes the archive in one
-	// read, and checks the h1: stated here against what it computes.
-	if err := tmp.Close(); err != nil {
-		return nil, err
-	}
-	return &source.Fetched{
+	f := &source.Fetched{
 		Location: redact(m.downloadURL),
 		Size:     n,
 		Hashes:   append([]tfhash.Hash{zh}, statedH1(m)...),
-		Archive:  tmp.Name(),
 		Limits:   s.o.Limits,
-	}, nil
+	}
+	if data := sp.Data(); data != nil {
+		// In memory: a file an earlier attempt made is not needed.
+		if tmp := sp.File(); tmp != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+		keep = true
+		f.ArchiveData, f.Release = data, sp.Release
+		return f, nil
+	}
+	// The caller (the cache) extracts and hashes the archive in one
+	// read, and checks the h1: stated here against what it computes.
+	tmp := sp.File()
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	f.Archive = tmp.Name()
+	return f, nil
 }
 
 // zipDownload is one download of a provider package: its request, its

@@ -13,6 +13,16 @@
 //
 // BASE is the registry's providers.v1 service URL.
 //
+// With -downloads, floor makes the requests of a "providers lock" against a
+// registry that does not send the packages field, so that every platform's
+// package is downloaded and hashed: for every provider at once, its version
+// list, then for each platform of the comma-separated list, all at once,
+// the download response of its newest version and the package it names
+// (read into memory and SHA-256'd), and, once per provider, SHA256SUMS and
+// its signature together. It writes no file and checks no signature.
+//
+//	floor -downloads OS_ARCH,OS_ARCH... BASE NAMESPACE/TYPE...
+//
 // With -install, floor is the floor of a cold install of one large
 // provider instead: it downloads the package at the URL given into a file
 // of the directory DIR and, at the same time, writes SIZE bytes (the
@@ -25,7 +35,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,6 +48,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/mod/semver"
 )
@@ -43,6 +56,7 @@ import (
 func main() {
 	platform := flag.String("platform", "linux_amd64", "the platform whose download response is asked for")
 	installDir := flag.String("install", "", "download the package at URL into this directory and write SIZE bytes beside it")
+	downloads := flag.String("downloads", "", "download and hash the package of each of these comma-separated platforms")
 	flag.Parse()
 	if *installDir != "" {
 		if err := install(*installDir, flag.Args()); err != nil {
@@ -52,7 +66,7 @@ func main() {
 		return
 	}
 	if flag.NArg() < 2 {
-		fmt.Fprintln(os.Stderr, "usage: floor [-platform OS_ARCH] BASE NAMESPACE/TYPE...")
+		fmt.Fprintln(os.Stderr, "usage: floor [-platform OS_ARCH | -downloads OS_ARCH,...] BASE NAMESPACE/TYPE...")
 		os.Exit(2)
 	}
 	base, err := url.Parse(flag.Arg(0))
@@ -65,7 +79,13 @@ func main() {
 	errs := make(chan error, flag.NArg())
 	for _, p := range flag.Args()[1:] {
 		wg.Go(func() {
-			if err := lock(base, p, osName, arch); err != nil {
+			var err error
+			if *downloads != "" {
+				err = lockDownloads(base, p, strings.Split(*downloads, ","))
+			} else {
+				err = lock(base, p, osName, arch)
+			}
+			if err != nil {
 				errs <- fmt.Errorf("%s: %w", p, err)
 			}
 		})
@@ -82,13 +102,79 @@ func main() {
 
 // lock makes one provider's requests.
 func lock(base *url.URL, p, osName, arch string) error {
+	newest, err := newestVersion(base, p)
+	if err != nil {
+		return err
+	}
+	var dl download
+	if err := getJSON(base.JoinPath(p, newest, "download", osName, arch), &dl); err != nil {
+		return err
+	}
+	return sums(base, dl)
+}
+
+// lockDownloads makes one provider's requests in the -downloads mode.
+func lockDownloads(base *url.URL, p string, platforms []string) error {
+	newest, err := newestVersion(base, p)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(platforms)+1)
+	sumsAsked := make(chan download, len(platforms))
+	for i, plat := range platforms {
+		wg.Go(func() {
+			osName, arch, _ := strings.Cut(plat, "_")
+			var dl download
+			if errs[i] = getJSON(base.JoinPath(p, newest, "download", osName, arch), &dl); errs[i] != nil {
+				sumsAsked <- download{}
+				return
+			}
+			sumsAsked <- dl
+			u, err := base.Parse(dl.URL)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			b, err := get(u)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			sink.Add(uint64(sha256.Sum256(b)[0]))
+		})
+	}
+	// SHA256SUMS and its signature once, when the first download
+	// response names them.
+	for range platforms {
+		if dl := <-sumsAsked; dl.Sums != "" {
+			errs[len(platforms)] = sums(base, dl)
+			break
+		}
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// sink keeps the hashes computed from being optimised away.
+var sink atomic.Uint64
+
+// download is the part of a download response floor reads.
+type download struct {
+	URL  string `json:"download_url"`
+	Sums string `json:"shasums_url"`
+	Sig  string `json:"shasums_signature_url"`
+}
+
+// newestVersion asks p's version list and answers its newest version.
+func newestVersion(base *url.URL, p string) (string, error) {
 	var list struct {
 		Versions []struct {
 			Version string `json:"version"`
 		} `json:"versions"`
 	}
 	if err := getJSON(base.JoinPath(p, "versions"), &list); err != nil {
-		return err
+		return "", err
 	}
 	newest := ""
 	for _, v := range list.Versions {
@@ -97,15 +183,13 @@ func lock(base *url.URL, p, osName, arch string) error {
 		}
 	}
 	if newest == "" {
-		return fmt.Errorf("no versions")
+		return "", fmt.Errorf("no versions")
 	}
-	var dl struct {
-		Sums string `json:"shasums_url"`
-		Sig  string `json:"shasums_signature_url"`
-	}
-	if err := getJSON(base.JoinPath(p, newest, "download", osName, arch), &dl); err != nil {
-		return err
-	}
+	return newest, nil
+}
+
+// sums gets the SHA256SUMS and signature that dl names, together.
+func sums(base *url.URL, dl download) error {
 	sums, err := base.Parse(dl.Sums)
 	if err != nil {
 		return err

@@ -796,22 +796,15 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 // announced is retried, and an error writing f or w is
 // returned at once.
 func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Writer, reset func()) (int64, error) {
+	return c.DownloadSpool(ctx, r, FileSpool(f), w, reset)
+}
+
+// DownloadSpool is [Client.Download] into the spool sp: into memory when
+// it is a [MemorySpool] and the response is small.
+func (c *Client) DownloadSpool(ctx context.Context, r Request, sp *Spool, w io.Writer, reset func()) (int64, error) {
 	var n int64
 	rewind := func() error {
-		// An empty file (the first attempt's, usually) is not truncated:
-		// on ext4, a file truncated to nothing has its delayed blocks
-		// allocated and flushed when it is closed (the "auto_da_alloc"
-		// safeguard for files replaced by truncation), which for a large
-		// package cost 70–180 ms at its close, and as much again at its
-		// removal, which waits for that writeback.
-		if info, err := f.Stat(); err != nil {
-			return err
-		} else if info.Size() > 0 {
-			if err := f.Truncate(0); err != nil {
-				return err
-			}
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
+		if err := sp.rewind(); err != nil {
 			return err
 		}
 		if reset != nil {
@@ -829,9 +822,12 @@ func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Write
 		if r.Started != nil {
 			r.Started(max(resp.ContentLength, 0))
 		}
-		dst := io.Writer(f)
+		if err := sp.begin(resp.ContentLength); err != nil {
+			return err
+		}
+		dst := io.Writer(sp)
 		if w != nil {
-			dst = io.MultiWriter(f, w)
+			dst = io.MultiWriter(sp, w)
 		}
 		var err error
 		n, err = io.Copy(errWriter{dst}, io.LimitReader(resp.Body, r.MaxBytes+1))

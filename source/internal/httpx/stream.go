@@ -44,7 +44,7 @@ var StreamMin int64 = 8 << 20
 // ReadAt serves that range from them until the file has it, and Wait checks,
 // once the file is complete, that the file holds those very bytes.
 type Stream struct {
-	f        *os.File
+	sp       *Spool
 	tailSize int64
 
 	mu      sync.Mutex
@@ -61,14 +61,15 @@ type Stream struct {
 	end      chan struct{} // closed when the download ended
 }
 
-// StartDownload starts downloading r into f (and w, as [Client.Download]
-// does) in the background and returns at once. When the response announces
-// at least minSize bytes, the last tail bytes are asked for at the same
-// time with a ranged GET (Range: bytes=SIZE-tail-SIZE-1): then
+// StartDownload starts downloading r into sp (and w, as
+// [Client.DownloadSpool] does) in the background and returns at once.
+// When the response announces at least minSize bytes, the last tail bytes
+// are asked for at the same time with a ranged GET (Range:
+// bytes=SIZE-tail-SIZE-1): then the download goes to sp's file,
 // [Stream.Size] reports the size and [Stream.ReadAt] reads the archive as
 // it arrives. The download ends with ctx; Wait must be called.
-func (c *Client) StartDownload(ctx context.Context, r Request, f *os.File, w io.Writer, reset func(), tail, minSize int64) *Stream {
-	s := &Stream{f: f, tailSize: tail, tailDone: make(chan struct{}), end: make(chan struct{})}
+func (c *Client) StartDownload(ctx context.Context, r Request, sp *Spool, w io.Writer, reset func(), tail, minSize int64) *Stream {
+	s := &Stream{sp: sp, tailSize: tail, tailDone: make(chan struct{}), end: make(chan struct{})}
 	s.changed = sync.NewCond(&s.mu)
 	var once sync.Once
 	noTail := func() { once.Do(func() { close(s.tailDone) }) }
@@ -79,6 +80,13 @@ func (c *Client) StartDownload(ctx context.Context, r Request, f *os.File, w io.
 		}
 		if total < minSize || tail <= 0 || tail >= total {
 			noTail()
+			return
+		}
+		// Read as it arrives: from the file, made before the tail is
+		// asked for, so that it is there once Size reports the tail.
+		sp.fileOnly = true
+		if sp.makeFile() != nil {
+			noTail() // the download reports the error
 			return
 		}
 		once.Do(func() {
@@ -116,7 +124,7 @@ func (c *Client) StartDownload(ctx context.Context, r Request, f *os.File, w io.
 		dst = io.MultiWriter(w, count)
 	}
 	go func() {
-		n, err := c.Download(ctx, r, f, dst, rewind)
+		n, err := c.DownloadSpool(ctx, r, sp, dst, rewind)
 		noTail()
 		s.mu.Lock()
 		s.done, s.n, s.err = true, n, err
@@ -177,7 +185,7 @@ func (s *Stream) ReadAt(p []byte, off int64) (int, error) {
 		case written < end:
 			return 0, io.ErrUnexpectedEOF
 		}
-		m, err := s.f.ReadAt(head, off)
+		m, err := s.sp.f.ReadAt(head, off)
 		n += m
 		if err != nil {
 			return n, err
@@ -206,7 +214,7 @@ func (s *Stream) Wait() (int64, error) {
 		return n, fmt.Errorf("%w: the download is %d bytes, its ranged request said %d", ErrInconsistent, n, total)
 	}
 	got := make([]byte, len(tail))
-	if _, err := s.f.ReadAt(got, total-int64(len(tail))); err != nil {
+	if _, err := s.sp.f.ReadAt(got, total-int64(len(tail))); err != nil {
 		return n, err
 	}
 	if !bytes.Equal(got, tail) {

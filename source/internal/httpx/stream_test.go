@@ -47,7 +47,7 @@ func TestStreamReadsAsItArrives(t *testing.T) {
 	s := streamServer(t, data, release, nil)
 	c := New(fast(s.Client()))
 	f := tempFile(t)
-	st := c.StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 1 << 30}, f, nil, nil, 64<<10, 1<<10)
+	st := c.StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 1 << 30}, FileSpool(f), nil, nil, 64<<10, 1<<10)
 	size, ok := st.Size()
 	if !ok || size != int64(len(data)) {
 		t.Fatalf("Size = %d, %v; want %d, true", size, ok, len(data))
@@ -98,7 +98,7 @@ func TestStreamInconsistentTail(t *testing.T) {
 	close(release)
 	s := streamServer(t, data, release, func(b []byte) { b[len(b)-1] ^= 1 })
 	c := New(fast(s.Client()))
-	st := c.StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 1 << 30}, tempFile(t), nil, nil, 64<<10, 1<<10)
+	st := c.StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 1 << 30}, FileSpool(tempFile(t)), nil, nil, 64<<10, 1<<10)
 	if _, ok := st.Size(); !ok {
 		t.Fatal("no tail")
 	}
@@ -124,7 +124,7 @@ func TestStreamWithoutTail(t *testing.T) {
 			} else {
 				s = streamServer(t, data, release, nil)
 			}
-			st := New(fast(s.Client())).StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 1 << 30}, tempFile(t), nil, nil, 64<<10, tc.min)
+			st := New(fast(s.Client())).StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 1 << 30}, FileSpool(tempFile(t)), nil, nil, 64<<10, tc.min)
 			if _, ok := st.Size(); ok {
 				t.Error("Size reports a tail")
 			}
@@ -152,7 +152,7 @@ func TestStreamTooLargeAsksNoRange(t *testing.T) {
 	release := make(chan struct{})
 	close(release)
 	s := streamServer(t, data, release, nil)
-	st := New(fast(s.Client())).StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 100 << 10}, tempFile(t), nil, nil, 64<<10, 1<<10)
+	st := New(fast(s.Client())).StartDownload(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 100 << 10}, FileSpool(tempFile(t)), nil, nil, 64<<10, 1<<10)
 	if _, ok := st.Size(); ok {
 		t.Error("Size reports a tail")
 	}
