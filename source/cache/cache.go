@@ -498,7 +498,7 @@ func (c *Cache) publish(ctx context.Context, pkg source.Package, key string, wan
 		return e, nil
 	}
 	c.remember(pkg, key, e, true)
-	if err := c.writeIndex(key, e, "index"); err != nil {
+	if err := c.writeIndex(key, e); err != nil {
 		return Entry{}, err
 	}
 	return e, nil
@@ -710,13 +710,13 @@ func (c *Cache) readIndex(key string) (indexRecord, bool) {
 }
 
 // writeIndex writes the index record of key for e, atomically (a
-// temporary file in tmp/ named by kind, "index" or "hash", renamed).
-func (c *Cache) writeIndex(key string, e Entry, kind string) error {
+// temporary file in tmp/, renamed).
+func (c *Cache) writeIndex(key string, e Entry) error {
 	b, err := json.MarshalIndent(indexRecord{Package: key, H1: e.H1, Hashes: e.Hashes, Pin: e.Pin, Location: e.Location, Subdir: e.Subdir, Origin: indexOrigin(e.Origin)}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), tempName(kind, keyName(key)))
+	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), tempName("index", keyName(key)))
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

@@ -85,9 +85,10 @@
 // fresh directory under tmp/ and publishes it with one rename, so readers
 // never see a partial entry. Waiting for another holder is reported as a
 // [source.EventCacheWait] event. [Cache.Hash], which stores no entry,
-// takes the in-process mutex only (no lock file): two processes may hash
-// one package at once, each writing the same index record atomically; what
-// it leaves in tmp/ ("hash-...") is swept once unchanged for an hour.
+// takes the in-process mutex only (no lock file) and writes no record:
+// two processes may hash one package at once, each on its own; what it
+// leaves in tmp/ ("hash-...", a large archive downloaded as a file) is
+// swept once unchanged for an hour.
 //
 // # Damage
 //

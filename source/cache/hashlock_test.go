@@ -17,8 +17,10 @@ import (
 // Hash takes no lock file (this process's lock only): a providers lock
 // hashes most packages without storing them, and each new file costs.
 // Two caches on one directory (two processes) hashing the same package at
-// once both succeed, with the same hashes, leave nothing in tmp/, and the
-// record they wrote serves a third without a fetch.
+// once both succeed, with the same hashes, and leave nothing in locks/,
+// tmp/ or index/: Hash writes no record (the index is no authority, and a
+// record would only confirm an h1: its reader has), so a third process
+// fetches the package again, as "providers lock" always does.
 func TestHashTakesNoLockFile(t *testing.T) {
 	entries := []zipEntry{{name: "terraform-provider-null", body: "#!/bin/sh\necho null\n"}}
 	dir := t.TempDir()
@@ -59,9 +61,16 @@ func TestHashTakesNoLockFile(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(ents) != 0 {
 		t.Errorf("tmp/ holds %d items after Hash, want none", len(ents))
 	}
-	_, hit, err := open().Hash(ctx, testPkg, []hash.Hash{got[0].H1}, noFetch(t))
-	if err != nil || !hit {
-		t.Errorf("a third Hash: hit %v, %v; want the record's hit", hit, err)
+	if ents, _ := os.ReadDir(filepath.Join(dir, "index")); len(ents) != 0 {
+		t.Errorf("index/ holds %d records after Hash, want none", len(ents))
+	}
+	fetched := false
+	third, hit, err := open().Hash(ctx, testPkg, []hash.Hash{got[0].H1}, func(ctx context.Context, dir string) (*source.Fetched, error) {
+		fetched = true
+		return archiveFetch(t, entries, nil, source.Limits{})(ctx, dir)
+	})
+	if err != nil || hit || !fetched || third.H1 != got[0].H1 {
+		t.Errorf("a third Hash: %s, hit %v, fetched %v, %v; want the package fetched again and the same h1:", third.H1, hit, fetched, err)
 	}
 }
 

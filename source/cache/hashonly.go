@@ -14,30 +14,33 @@ import (
 )
 
 // Hash returns the hashes of pkg without storing its files: an entry's
-// hashes when the cache has pkg, or the hashes an earlier Hash recorded
-// for it (hit is then true), else the hashes of what fetch brings,
-// checked as [Cache.Fill] checks them (against want, and against what the
-// source states). An archive the source hands over
+// hashes when the cache has pkg, or the hashes an earlier Hash of this
+// Cache computed for it (hit is then true), else the hashes of what fetch
+// brings, checked as [Cache.Fill] checks them (against want, and against
+// what the source states). An archive the source hands over
 // (source.ArchiveFetcher) is hashed as it is read, without writing its
 // files anywhere: this is how "providers lock" learns the h1: of the
 // packages of platforms other than this machine's, which nothing here
-// will install. The hashes are recorded in the index (no entry is
-// made), so that the next Hash of the package downloads nothing; a
-// [Cache.Fill] of it still fetches it. The returned Entry has a Dir only
-// when the cache holds the package's files.
+// will install. Nothing is written to the cache's directory (no entry,
+// no index record): the hashes are remembered in this process only, so
+// that the next Hash of the package by this Cache downloads nothing; a
+// [Cache.Fill] of it still fetches it, and so does a Hash in another
+// process. (A record on disk would only confirm an h1: its reader already
+// has, since the index is no authority — see [Cache.Lookup] — and on
+// some file systems each new file costs as much as a small package's
+// download.) The returned Entry has a Dir only when the cache holds the
+// package's files.
 //
 // Unlike Fill, Hash serialises only the work of this process on pkg: it
-// makes no lock file, and two processes may hash pkg at once, each
-// writing the same index record atomically (see the package's
-// Concurrency section).
+// makes no lock file, and two processes may hash pkg at once, each on
+// its own (see the package's Concurrency section).
 func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, fetch FetchFunc) (e Entry, hit bool, err error) {
 	// This process's lock only: no lock file is made (on some file
 	// systems a new file costs as much as the download of a small
 	// package). Two processes may then hash one package at once; the work
-	// is idempotent: each downloads and checks the package, each writes
-	// the same index record, atomically (a rename), and each may write
-	// the same archive through to the remote tier, which stores it by
-	// its content. What Hash leaves in tmp/ is named "hash-...": another
+	// is idempotent: each downloads and checks the package, and each may
+	// write the same archive through to the remote tier, which stores it
+	// by its content. What Hash leaves in tmp/ is named "hash-...": another
 	// process's sweep removes it only once it has not changed for
 	// hashTempGrace (there is no lock to tell a live Hash from a killed
 	// one).
@@ -95,9 +98,6 @@ func (c *Cache) Hash(ctx context.Context, pkg source.Package, want []hash.Hash, 
 	}
 	e = Entry{H1: computed[0], Hashes: hashes, Pin: f.Pin, Location: display.StripCredentials(f.Location), Subdir: f.Subdir}.fetched(f)
 	if indexed(pkg) {
-		if err := c.writeIndex(key, e, "hash"); err != nil {
-			return Entry{}, false, err
-		}
 		c.remember(pkg, key, e, false)
 	}
 	c.writeThrough(ctx, pkg, e, f, work)
