@@ -91,7 +91,9 @@
 // warning) and [Options.ProvidersLock] ("tofu providers lock": record the
 // hashes of the platforms asked for without installing; from a
 // [source.ChecksumReporter] where it vouches for them by the rule above,
-// else by downloading each platform's package once, in parallel).
+// else by downloading each platform's package once, in parallel, and
+// hashing it as it is read: like tofu's, it keeps no package, in the cache
+// or anywhere).
 //
 // Managed refs: a git or OCI module call constrained by a "# tflock:
 // version = ..." comment in its module block ([config.AnnotationPrefix];

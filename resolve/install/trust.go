@@ -88,8 +88,8 @@ type trusted struct {
 //     file does not depend on the cache being warm. Its record adds the
 //     origin's hashes by the lock's rule ([run.recordsOrigin]);
 //   - a provider package in providers-lock mode: in a download slot,
-//     stored when it is the installing platform's, else hashed as it is
-//     read and not kept; verified by its source against what its origin
+//     hashed as it is read and not kept, whatever its platform (as
+//     "tofu providers lock" keeps nothing); verified by its source against what its origin
 //     signs (the lock's hashes may cover other platforms only, so they
 //     are not required to match). What its origin vouches for is
 //     recorded per provider by [run.lockProvider].
@@ -183,9 +183,9 @@ func (v voucher) release() { <-v.r.downloadSlots }
 // bring brings w's package through the cache, checked against w.lock,
 // or, when signed is set, against those of the origin's signed records
 // that concern the package's platform: from the cache, or from the run's
-// source on a miss, with the run's events and download count. Another
-// platform's package in providers-lock mode is only hashed
-// ([cache.Cache.Hash]); every other package is stored ([cache.Cache.Fill]).
+// source on a miss, with the run's events and download count. A provider
+// package in providers-lock mode is only hashed ([cache.Cache.Hash]);
+// every other package is stored ([cache.Cache.Fill]).
 // A checksum mismatch is reported as a *ChecksumError. It fills in the
 // answer's entry, hit, origin (the records the origin gave with a
 // download) and verified, and emits EventVerified.
@@ -221,7 +221,7 @@ func (v voucher) bring(ctx context.Context, w wanted, signed []hash.Record) (tru
 	var e cache.Entry
 	var hit bool
 	var err error
-	if isProvider && r.s.ProvidersLock && p.Platform != r.s.Platform {
+	if isProvider && r.s.ProvidersLock {
 		e, hit, err = r.s.Cache.Hash(cctx, pkg, want, fetch)
 	} else {
 		e, hit, err = r.s.Cache.Fill(cctx, pkg, want, fetch)
