@@ -141,7 +141,7 @@
 // Lookups (version lists, checksums, module fetches) mostly wait on the
 // network and run up to Concurrency of [Options.Resolve] at once (default 64);
 // provider package downloads, which also extract and hash, are bounded
-// separately by [Options.DownloadConcurrency] (default 32, or 4 per CPU
+// separately by [Options.DownloadConcurrency] (default 64, or 4 per CPU
 // if more). In ProvidersLock mode each provider's checksums are asked for
 // as soon as its own version is chosen ([resolve.Options.ProviderPicked]),
 // not after every provider has been listed. resolve/install/BENCHMARKS.md
