@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/hashicorp/hcl/v2"
+
 	"github.com/tflock/tflock/resolve/config"
 )
 

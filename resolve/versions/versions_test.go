@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
+
 	"github.com/tflock/tflock/resolve/versions"
 )
 

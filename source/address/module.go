@@ -11,6 +11,7 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	svchost "github.com/hashicorp/terraform-svchost"
+
 	"github.com/tflock/tflock/internal/provaddr"
 )
 
