@@ -181,6 +181,23 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Flavor:        c.flavor,
 		Variables:     config.Variables{Args: c.varArgs},
 	}
+	// The root module is read on another core while the cache opens and
+	// the CLI configuration is read, so that Init starts resolving at
+	// once: as Init would read it (the same directory, opts.ReadOptions).
+	// A tree with any diagnostic is left to Init, which reads it again
+	// and reports it as always.
+	var rootRead chan *config.Config
+	if c.dir != "" {
+		rootRead = make(chan *config.Config, 1)
+		ropts := opts.ReadOptions()
+		go func() {
+			cfg, diags := config.ReadTree(c.dir, "", ropts)
+			if len(diags) > 0 {
+				cfg = nil
+			}
+			rootRead <- cfg
+		}()
+	}
 	if c.cacheDir != "" {
 		co := cache.Options{Events: out}
 		if c.remoteCache != "" {
@@ -217,6 +234,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 			return err
 		}
 		opts.Source, opts.Resolve.DevOverrides, opts.PluginCacheDir = src, overrides, pluginCache
+		opts.Config = <-rootRead
 	}
 	// The local backend's state: the providers its resources use stay
 	// locked after the configuration stops naming them, as in tofu.
