@@ -327,7 +327,15 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		dir = "."
 	}
 	pattern := "." + base + ".tmp-*"
-	sweepTemps(dir, pattern)
+	// The debris of killed writes is swept while this one writes and
+	// syncs (the new temporary file is younger than tempGrace): the
+	// directory's listing is off the path to the rename.
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		sweepTemps(dir, pattern)
+	}()
+	defer func() { <-swept }()
 	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return fmt.Errorf("writing lock file %s: %w", path, err)
