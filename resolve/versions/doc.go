@@ -7,8 +7,9 @@
 //
 // A [Version] is a comparable value (use == and map keys). [Parse] reads
 // the strict semantic-version form that registries and lock files use for
-// providers ("1.2.3", "1.2.3-beta.1+build"), with
-// github.com/Masterminds/semver/v3 doing the parsing. [ParseModuleVersion]
+// providers ("1.2.3", "1.2.3-beta.1+build"), by the rules of
+// github.com/Masterminds/semver/v3's StrictNewVersion (its tests compare the
+// two). [ParseModuleVersion]
 // reads the lenient form OpenTofu accepts for module versions
 // (hashicorp/go-version): "v1.2", "1.0.9.5", "1.0beta". Either way the value
 // is normalised, so [Version.String] is canonical and equal versions are ==.
@@ -114,8 +115,9 @@
 //
 // # Masterminds/semver constraints are a third dialect
 //
-// This package uses Masterminds/semver only to parse and order versions;
-// its constraint language differs from both dialects above:
+// This package reads versions by Masterminds/semver's strict rules and
+// orders them by semver precedence, as it does; its constraint language
+// differs from both dialects above:
 //
 //   - "~> 2.3" (and "~2.3") means ">= 2.3.0, < 2.4.0" in Masterminds; for
 //     OpenTofu it means ">= 2.3.0, < 3.0.0".

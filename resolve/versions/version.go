@@ -1,12 +1,11 @@
 package versions
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/Masterminds/semver/v3"
 
 	"github.com/tflock/tflock/internal/lazyre"
 )
@@ -35,7 +34,10 @@ type Version struct {
 // leading zeros and numbers that do not fit in 64 bits. Provider versions
 // from registries and lock files use this form.
 //
-// Parsing and validation are delegated to github.com/Masterminds/semver/v3.
+// It accepts and refuses exactly what github.com/Masterminds/semver/v3's
+// StrictNewVersion does (TestParseAsMasterminds, FuzzParseAsMasterminds),
+// with its own code: that package compiles regular expressions when a
+// program starts (0.4 ms of every run) for functions this one never calls.
 func Parse(s string) (Version, error) {
 	if s == "" {
 		return Version{}, &VersionError{Input: s, Reason: "empty version string"}
@@ -43,18 +45,74 @@ func Parse(s string) (Version, error) {
 	if s[0] == 'v' || s[0] == 'V' {
 		return Version{}, &VersionError{Input: s, Reason: `a "v" prefix should not be used`}
 	}
-	sv, err := semver.StrictNewVersion(s)
+	v, err := strictParse(s)
 	if err != nil {
 		return Version{}, &VersionError{Input: s, Reason: strictReason(s, err)}
 	}
-	return Version{
-		major: sv.Major(),
-		minor: sv.Minor(),
-		patch: sv.Patch(),
-		pre:   sv.Prerelease(),
-		meta:  sv.Metadata(),
-		valid: true,
-	}, nil
+	return v, nil
+}
+
+// The errors of strictParse, worded as Masterminds/semver/v3's (a reason
+// strictReason does not name itself is the error's text).
+var (
+	errInvalidSemVer     = errors.New("invalid semantic version")
+	errInvalidCharacters = errors.New("invalid characters in version")
+	errSegmentStartsZero = errors.New("version segment starts with 0")
+	errInvalidMetadata   = errors.New("invalid metadata string")
+	errInvalidPrerelease = errors.New("invalid prerelease string")
+)
+
+// strictParse parses a non-empty strict semantic version by the rules
+// and in the order of Masterminds/semver/v3's StrictNewVersion: three
+// dot-separated parts, the last holding the patch number, then an
+// optional "-" pre-release and "+" metadata; build metadata is checked
+// first, then the pre-release, then the numbers.
+func strictParse(s string) (Version, error) {
+	major, rest, ok1 := strings.Cut(s, ".")
+	minor, patch, ok2 := strings.Cut(rest, ".")
+	if !ok1 || !ok2 {
+		return Version{}, errInvalidSemVer
+	}
+	v := Version{valid: true}
+	if i := strings.IndexByte(patch, '+'); i >= 0 {
+		patch, v.meta = patch[:i], patch[i+1:]
+		for _, id := range strings.Split(v.meta, ".") {
+			if id == "" || !identChars(id) {
+				return Version{}, errInvalidMetadata
+			}
+		}
+	}
+	if i := strings.IndexByte(patch, '-'); i >= 0 {
+		patch, v.pre = patch[:i], patch[i+1:]
+		for _, id := range strings.Split(v.pre, ".") {
+			switch {
+			case id == "":
+				return Version{}, errInvalidPrerelease
+			case isDigits(id):
+				if len(id) > 1 && id[0] == '0' {
+					return Version{}, errSegmentStartsZero
+				}
+			case !identChars(id):
+				return Version{}, errInvalidPrerelease
+			}
+		}
+	}
+	nums := [3]string{major, minor, patch}
+	for _, p := range nums {
+		if !isDigits(p) {
+			return Version{}, errInvalidCharacters
+		}
+		if len(p) > 1 && p[0] == '0' {
+			return Version{}, errSegmentStartsZero
+		}
+	}
+	var err error
+	for i, dst := range []*uint64{&v.major, &v.minor, &v.patch} {
+		if *dst, err = strconv.ParseUint(nums[i], 10, 64); err != nil {
+			return Version{}, err
+		}
+	}
+	return v, nil
 }
 
 // strictReason turns a Masterminds error into a sentence naming the problem.
@@ -338,6 +396,17 @@ func isDigits(s string) bool {
 	return true
 }
 
+// identChars reports whether id holds only ASCII letters, digits and
+// hyphens, the characters of a semver identifier.
+func identChars(id string) bool {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // semverIdents reports whether s is a valid (possibly empty) dot-separated
 // list of semver identifiers; pre forbids leading zeros in numeric ones.
 func semverIdents(s string, pre bool) bool {
@@ -345,14 +414,8 @@ func semverIdents(s string, pre bool) bool {
 		return true
 	}
 	for _, id := range strings.Split(s, ".") {
-		if id == "" {
+		if id == "" || !identChars(id) {
 			return false
-		}
-		for i := 0; i < len(id); i++ {
-			c := id[i]
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-') {
-				return false
-			}
 		}
 		if pre && len(id) > 1 && id[0] == '0' && isDigits(id) {
 			return false
