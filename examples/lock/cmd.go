@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -256,6 +257,8 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 	}
 	if c.explain {
 		out.mu.Lock()
+		out.flushLocked()
+		out.writeLocked()
 		err := res.Explain(out.w)
 		out.mu.Unlock()
 		if err != nil {
@@ -418,9 +421,15 @@ var netMirrorClient mirror.HTTPClient
 // (a version selection, a warning, a line of the program): the lines of
 // one package keep their order, and of its byte counts only the last is
 // drawn.
+//
+// Drawn lines are written together, drawDelay after the first of them
+// (and by flush): 50 providers' "Selected" lines, drawn at once after the
+// last response, are one write instead of 50.
 type printer struct {
 	mu        sync.Mutex
 	w         io.Writer
+	drawn     []byte      // lines drawn, not yet written
+	writing   *time.Timer // writes drawn when it fires; nil when none is
 	started   map[string]bool
 	done      map[string]bool
 	resolving map[string]bool
@@ -450,13 +459,41 @@ func (p *printer) seen(w string) bool {
 	return p.warned[w]
 }
 
+// drawDelay is how long a drawn line may wait for others to be written
+// with it.
+const drawDelay = 10 * time.Millisecond
+
 // printf draws a line of a step that runs in sequence, after the held
 // lines.
 func (p *printer) printf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.flushLocked()
-	fmt.Fprintf(p.w, format, args...)
+	p.draw(fmt.Sprintf(format, args...))
+}
+
+// draw adds a line to those to write, and makes sure they are written.
+func (p *printer) draw(line string) {
+	p.drawn = append(p.drawn, line...)
+	if p.writing == nil {
+		p.writing = time.AfterFunc(drawDelay, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.writeLocked()
+		})
+	}
+}
+
+// writeLocked writes the lines drawn.
+func (p *printer) writeLocked() {
+	if p.writing != nil {
+		p.writing.Stop()
+		p.writing = nil
+	}
+	if len(p.drawn) > 0 {
+		_, _ = p.w.Write(p.drawn)
+		p.drawn = p.drawn[:0]
+	}
 }
 
 // hold keeps a line of concurrent work on the package key until the next
@@ -478,11 +515,12 @@ func (p *printer) hold(key string, isProgress bool, format string, args ...any) 
 	p.groups[key] = append(p.groups[key], line)
 }
 
-// flush draws the held lines.
+// flush draws the held lines and writes every line drawn.
 func (p *printer) flush() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.flushLocked()
+	p.writeLocked()
 }
 
 func (p *printer) flushLocked() {
@@ -493,7 +531,7 @@ func (p *printer) flushLocked() {
 	slices.Sort(keys)
 	for _, k := range keys {
 		for _, line := range p.groups[k] {
-			io.WriteString(p.w, line)
+			p.draw(line)
 		}
 	}
 	clear(p.groups)
