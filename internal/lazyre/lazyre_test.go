@@ -16,7 +16,8 @@ func TestNew(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if re() != re() {
+	first := re()
+	if again := re(); again != first {
 		t.Fatal("compiled twice")
 	}
 }
