@@ -182,23 +182,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Flavor:        c.flavor,
 		Variables:     config.Variables{Args: c.varArgs},
 	}
-	// The root module is read on another core while the cache opens and
-	// the CLI configuration is read, so that Init starts resolving at
-	// once: as Init would read it (the same directory, opts.ReadOptions).
-	// A tree with any diagnostic is left to Init, which reads it again
-	// and reports it as always.
-	var rootRead chan *config.Config
-	if c.dir != "" {
-		rootRead = make(chan *config.Config, 1)
-		ropts := opts.ReadOptions()
-		go func() {
-			cfg, diags := config.ReadTree(c.dir, "", ropts)
-			if len(diags) > 0 {
-				cfg = nil
-			}
-			rootRead <- cfg
-		}()
-	}
+	rootRead := c.readRoot(opts)
 	if c.cacheDir != "" {
 		co := cache.Options{Events: out}
 		if c.remoteCache != "" {
@@ -256,12 +240,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 	if c.explain {
-		out.mu.Lock()
-		out.flushLocked()
-		out.writeLocked()
-		err := res.Explain(out.w)
-		out.mu.Unlock()
-		if err != nil {
+		if err := out.explain(res); err != nil {
 			return err
 		}
 	}
@@ -284,6 +263,28 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 	}
 	out.printf("\nWrote %s:\n%s", lockPath, note)
 	return nil
+}
+
+// readRoot reads the root module of DIR on another core, while the cache
+// opens and the CLI configuration is read, so that Init starts resolving
+// at once: as Init would read it (the same directory, opts.ReadOptions).
+// The channel gives the tree, or nil for a tree with any diagnostic,
+// which Init then reads again and reports as always. Without DIR (the
+// sample) it is nil.
+func (c *command) readRoot(opts install.Options) chan *config.Config {
+	if c.dir == "" {
+		return nil
+	}
+	read := make(chan *config.Config, 1)
+	ropts := opts.ReadOptions()
+	go func() {
+		cfg, diags := config.ReadTree(c.dir, "", ropts)
+		if len(diags) > 0 {
+			cfg = nil
+		}
+		read <- cfg
+	}()
+	return read
 }
 
 func platformList(ps []source.Platform) string {
@@ -513,6 +514,16 @@ func (p *printer) hold(key string, isProgress bool, format string, args ...any) 
 		p.progress[key] = len(p.groups[key])
 	}
 	p.groups[key] = append(p.groups[key], line)
+}
+
+// explain writes the explanation of res (-explain) after the lines
+// drawn.
+func (p *printer) explain(res *install.Result) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushLocked()
+	p.writeLocked()
+	return res.Explain(p.w)
 }
 
 // flush draws the held lines and writes every line drawn.
