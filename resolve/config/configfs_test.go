@@ -8,7 +8,6 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/tflock/tflock/resolve/config"
 )
 

@@ -8,7 +8,6 @@ import (
 	"testing/fstest"
 
 	"github.com/hashicorp/hcl/v2"
-
 	"github.com/tflock/tflock/resolve/config"
 )
 

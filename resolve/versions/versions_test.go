@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
-
 	"github.com/tflock/tflock/resolve/versions"
 )
 

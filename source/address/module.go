@@ -11,7 +11,6 @@ import (
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	svchost "github.com/hashicorp/terraform-svchost"
-
 	"github.com/tflock/tflock/internal/provaddr"
 )
 
