@@ -115,7 +115,7 @@ func strictParse(s string) (Version, error) {
 	return v, nil
 }
 
-// strictReason turns a Masterminds error into a sentence naming the problem.
+// strictReason turns a strictParse error into a sentence naming the problem.
 func strictReason(s string, err error) string {
 	core := s
 	if i := strings.IndexAny(core, "-+"); i >= 0 {
