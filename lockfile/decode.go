@@ -11,6 +11,7 @@ import (
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
+	"github.com/tflock/tflock/internal/lazyre"
 	"github.com/tflock/tflock/internal/provaddr"
 	"github.com/tflock/tflock/resolve/versions"
 	"github.com/tflock/tflock/source/address"
@@ -238,10 +239,10 @@ func (d *decoder) decodeHashes(expr hcl.Expression, what, kind string) []hash.Ha
 }
 
 var (
-	commitRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	digestRe = regexp.MustCompile(`^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$`)
+	commitRe = lazyre.New(`^[0-9a-f]{40}$`)
+	digestRe = lazyre.New(`^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$`)
 	// ociTagRe is the OCI distribution specification's tag grammar.
-	ociTagRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	ociTagRe = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 )
 
 // decodeModule decodes one module block, or returns nil if its call path
@@ -276,17 +277,17 @@ func (d *decoder) decodeModule(block *hclsyntax.Block) *ModuleLock {
 			m.Ref = d.decodeRef(attr.Expr, what)
 		case "tag":
 			tagExpr = attr.Expr
-			m.Tag = d.decodePattern(attr.Expr, ociTagRe, "Invalid module tag",
+			m.Tag = d.decodePattern(attr.Expr, ociTagRe(), "Invalid module tag",
 				"The tag of %s must be an OCI tag as written in the module source's \"tag\" argument: a letter, digit or underscore, then up to 127 letters, digits, underscores, dots and dashes, not %q.", what)
 		case "constraints":
 			m.Constraints = d.decodeConstraints(attr.Expr, what, "module", versions.ParseModuleConstraints)
 		case "hashes":
 			m.Hashes = d.decodeHashes(attr.Expr, what, "module")
 		case "commit":
-			m.Commit = d.decodePattern(attr.Expr, commitRe, "Invalid module commit",
+			m.Commit = d.decodePattern(attr.Expr, commitRe(), "Invalid module commit",
 				"The commit of %s must be a full git commit id: 40 lower-case hexadecimal digits, not %q.", what)
 		case "digest":
-			m.Digest = d.decodePattern(attr.Expr, digestRe, "Invalid module digest",
+			m.Digest = d.decodePattern(attr.Expr, digestRe(), "Invalid module digest",
 				"The digest of %s must be an OCI manifest digest such as \"sha256:\" followed by 64 lower-case hexadecimal digits, not %q.", what)
 		default:
 			d.unknownAttr(attr, "in a module lock block", &m.Unknown)

@@ -389,6 +389,20 @@ func compareProviders(a, b tfaddr.Provider) int {
 	return cmp.Compare(a.Type, b.Type)
 }
 
+// sortedHashes returns hs sorted by string form and without duplicates,
+// leaving hs as it was: hs itself if it is so already (as every lock the
+// package stores is), else a sorted copy. The writers use it: rendering a
+// file must not change it, even a lock whose hashes were set through its
+// pointer.
+func sortedHashes(hs []hash.Hash) []hash.Hash {
+	for i := 1; i < len(hs); i++ {
+		if hs[i-1] >= hs[i] {
+			return normalizeHashes(slices.Clone(hs))
+		}
+	}
+	return hs
+}
+
 // normalizeHashes sorts hashes by their string form and removes duplicates.
 func normalizeHashes(hs []hash.Hash) []hash.Hash {
 	if len(hs) == 0 {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+	tfaddr "github.com/hashicorp/terraform-registry-address"
 
 	"github.com/tflock/tflock/hash"
 	"github.com/tflock/tflock/resolve/versions"
@@ -80,44 +82,101 @@ func checkLock(name string, put func(f *File, strict bool)) error {
 // checkProvider need not render it and parse it back (checkLock): for a
 // providers lock of 50 providers that was a quarter of the process's CPU,
 // after the last response. Any other lock is judged by the parser.
+//
+// Each part's verdict is remembered (judged): a providers lock judges the
+// same 50 addresses, versions and constraints when it sets the locks,
+// again with their hashes when it adds them, and once more when it writes
+// the file, after the last response.
 func plainProvider(lock *ProviderLock) bool {
 	if len(lock.Unknown) > 0 || !plainHashes(lock.Hashes) {
 		return false
 	}
-	if _, diag := parseLockedProvider(lock.Addr.String()); diag != nil {
-		return false
-	}
-	if v := lock.Version.String(); !canonicalVersion(v) {
-		return false
-	}
-	if c := canonicalConstraints(lock.Constraints, versions.ParseConstraints); c != "" {
-		parsed, err := versions.ParseConstraints(c)
-		if err != nil || parsed.String() != c {
-			return false
-		}
-	}
-	return true
+	return judged.addrs.judge(lock.Addr, plainAddress) &&
+		judged.versions.judge(lock.Version, canonicalVersion) &&
+		judged.constraints.judge(lock.Constraints, plainConstraints)
 }
 
-// canonicalVersion reports whether decodeVersion accepts v as it is.
-func canonicalVersion(v string) bool {
-	parsed, err := versions.Parse(v)
-	return err == nil && parsed.String() == v
+// plainAddress reports whether parseLockedProvider accepts the label the
+// writer writes for addr.
+func plainAddress(addr tfaddr.Provider) bool {
+	_, diag := parseLockedProvider(addr.String())
+	return diag == nil
 }
 
-// plainHashes reports whether every hash of hs is an h1: or zh: hash that
-// hash.ParseHash (the decoder's judge of each hash) accepts as it is: such
-// a hash holds no character a string literal escapes.
+// canonicalVersion reports whether decodeVersion accepts v as the writer
+// writes it.
+func canonicalVersion(v versions.Version) bool {
+	s := v.String()
+	parsed, err := versions.Parse(s)
+	return err == nil && parsed.String() == s
+}
+
+// plainConstraints reports whether the decoder accepts constraints as the
+// writer writes them (canonically), unchanged.
+func plainConstraints(constraints string) bool {
+	c := canonicalConstraints(constraints, versions.ParseConstraints)
+	if c == "" {
+		return true
+	}
+	parsed, err := versions.ParseConstraints(c)
+	return err == nil && parsed.String() == c
+}
+
+// plainHashes reports whether every hash of hs is plainHash.
 func plainHashes(hs []hash.Hash) bool {
 	for _, h := range hs {
-		if s := h.Scheme(); s != hash.SchemeH1 && s != hash.SchemeZH {
-			return false
-		}
-		if p, err := hash.ParseHash(string(h)); err != nil || p != h {
+		if !judged.hashes.judge(h, plainHash) {
 			return false
 		}
 	}
 	return true
+}
+
+// plainHash reports whether h is an h1: or zh: hash that hash.ParseHash
+// (the decoder's judge of each hash) accepts as it is: such a hash holds
+// no character a string literal escapes.
+func plainHash(h hash.Hash) bool {
+	if s := h.Scheme(); s != hash.SchemeH1 && s != hash.SchemeZH {
+		return false
+	}
+	p, err := hash.ParseHash(string(h))
+	return err == nil && p == h
+}
+
+// judged holds plainProvider's verdicts on the parts of a lock, each a
+// function of its input alone.
+var judged struct {
+	addrs       verdicts[tfaddr.Provider]
+	versions    verdicts[versions.Version]
+	constraints verdicts[string]
+	hashes      verdicts[hash.Hash]
+}
+
+// maxVerdicts bounds each set of verdicts; when full it is emptied.
+const maxVerdicts = 1 << 14
+
+// verdicts remembers a predicate's answers; it is safe for concurrent use.
+type verdicts[K comparable] struct {
+	mu sync.Mutex
+	m  map[K]bool
+}
+
+// judge returns judge(k), remembered.
+func (v *verdicts[K]) judge(k K, judge func(K) bool) bool {
+	v.mu.Lock()
+	ok, found := v.m[k]
+	v.mu.Unlock()
+	if found {
+		return ok
+	}
+	ok = judge(k)
+	v.mu.Lock()
+	if v.m == nil || len(v.m) >= maxVerdicts {
+		v.m = make(map[K]bool)
+	}
+	v.m[k] = ok
+	v.mu.Unlock()
+	return ok
 }
 
 // without returns hs without the hashes in kept.

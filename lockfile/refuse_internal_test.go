@@ -2,6 +2,7 @@ package lockfile
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -86,5 +87,41 @@ func TestWriteFilePlainOrParsed(t *testing.T) {
 				t.Fatalf("WriteFile = %v; want refused %v", err, c.refuse)
 			}
 		})
+	}
+}
+
+// TestVerdictsRemembered: a verdict is judged once, the same answer is
+// given after, and a full set is emptied rather than grown.
+func TestVerdictsRemembered(t *testing.T) {
+	var v verdicts[int]
+	calls := 0
+	odd := func(k int) bool { calls++; return k%2 == 1 }
+	for range 3 {
+		if !v.judge(1, odd) || v.judge(2, odd) {
+			t.Fatal("wrong verdict")
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("judged %d times, want 2", calls)
+	}
+	for k := range maxVerdicts + 10 {
+		if got := v.judge(k, odd); got != (k%2 == 1) {
+			t.Fatalf("verdict on %d: %v", k, got)
+		}
+	}
+	if len(v.m) > maxVerdicts {
+		t.Fatalf("%d verdicts kept, at most %d", len(v.m), maxVerdicts)
+	}
+	// A remembered verdict does not hide a bad hash, version or address.
+	for range 2 {
+		if plainHash("zh:bad") || !plainHash(hash.Hash("zh:"+strings.Repeat("0", 64))) {
+			t.Fatal("wrong hash verdict")
+		}
+		if !plainProvider(&ProviderLock{Addr: tfaddr.MustParseProviderSource("hashicorp/null"), Version: versions.MustParse("1.0.0")}) {
+			t.Fatal("plain lock judged not plain")
+		}
+		if plainProvider(&ProviderLock{Addr: tfaddr.MustParseProviderSource("hashicorp/null"), Version: versions.MustParse("1.0.0"), Hashes: []hash.Hash{"zh:bad"}}) {
+			t.Fatal("a bad hash judged plain")
+		}
 	}
 }

@@ -266,12 +266,12 @@ func (d *decoder) mapPackage(m *ModuleLock, src address.ModuleSource, pkg string
 		}
 		switch s.Kind {
 		case address.KindGit:
-			if !commitRe.MatchString(pr.Ref) {
+			if !commitRe().MatchString(pr.Ref) {
 				return bad("The package of %s must pin a full git commit id (\"?ref=\" and 40 lower-case hexadecimal digits), not %q.", what, pr.Ref)
 			}
 			m.Commit = pr.Ref
 		case address.KindOCI:
-			if !digestRe.MatchString(pr.Digest) {
+			if !digestRe().MatchString(pr.Digest) {
 				return bad("The package of %s must pin an OCI manifest digest (\"?digest=sha256:...\").", what)
 			}
 			if m.Digest != "" && m.Digest != pr.Digest {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
@@ -181,6 +182,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		Flavor:        c.flavor,
 		Variables:     config.Variables{Args: c.varArgs},
 	}
+	rootRead := c.readRoot(opts)
 	if c.cacheDir != "" {
 		co := cache.Options{Events: out}
 		if c.remoteCache != "" {
@@ -217,6 +219,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 			return err
 		}
 		opts.Source, opts.Resolve.DevOverrides, opts.PluginCacheDir = src, overrides, pluginCache
+		opts.Config = <-rootRead
 	}
 	// The local backend's state: the providers its resources use stay
 	// locked after the configuration stops naming them, as in tofu.
@@ -237,10 +240,7 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 	if c.explain {
-		out.mu.Lock()
-		err := res.Explain(out.w)
-		out.mu.Unlock()
-		if err != nil {
+		if err := out.explain(res); err != nil {
 			return err
 		}
 	}
@@ -263,6 +263,28 @@ func (c *command) exec(ctx context.Context, stdout io.Writer) error {
 	}
 	out.printf("\nWrote %s:\n%s", lockPath, note)
 	return nil
+}
+
+// readRoot reads the root module of DIR on another core, while the cache
+// opens and the CLI configuration is read, so that Init starts resolving
+// at once: as Init would read it (the same directory, opts.ReadOptions).
+// The channel gives the tree, or nil for a tree with any diagnostic,
+// which Init then reads again and reports as always. Without DIR (the
+// sample) it is nil.
+func (c *command) readRoot(opts install.Options) chan *config.Config {
+	if c.dir == "" {
+		return nil
+	}
+	read := make(chan *config.Config, 1)
+	ropts := opts.ReadOptions()
+	go func() {
+		cfg, diags := config.ReadTree(c.dir, "", ropts)
+		if len(diags) > 0 {
+			cfg = nil
+		}
+		read <- cfg
+	}()
+	return read
 }
 
 func platformList(ps []source.Platform) string {
@@ -400,9 +422,15 @@ var netMirrorClient mirror.HTTPClient
 // (a version selection, a warning, a line of the program): the lines of
 // one package keep their order, and of its byte counts only the last is
 // drawn.
+//
+// Drawn lines are written together, drawDelay after the first of them
+// (and by flush): 50 providers' "Selected" lines, drawn at once after the
+// last response, are one write instead of 50.
 type printer struct {
 	mu        sync.Mutex
 	w         io.Writer
+	drawn     []byte      // lines drawn, not yet written
+	writing   *time.Timer // writes drawn when it fires; nil when none is
 	started   map[string]bool
 	done      map[string]bool
 	resolving map[string]bool
@@ -432,13 +460,41 @@ func (p *printer) seen(w string) bool {
 	return p.warned[w]
 }
 
+// drawDelay is how long a drawn line may wait for others to be written
+// with it.
+const drawDelay = 10 * time.Millisecond
+
 // printf draws a line of a step that runs in sequence, after the held
 // lines.
 func (p *printer) printf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.flushLocked()
-	fmt.Fprintf(p.w, format, args...)
+	p.draw(fmt.Sprintf(format, args...))
+}
+
+// draw adds a line to those to write, and makes sure they are written.
+func (p *printer) draw(line string) {
+	p.drawn = append(p.drawn, line...)
+	if p.writing == nil {
+		p.writing = time.AfterFunc(drawDelay, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.writeLocked()
+		})
+	}
+}
+
+// writeLocked writes the lines drawn.
+func (p *printer) writeLocked() {
+	if p.writing != nil {
+		p.writing.Stop()
+		p.writing = nil
+	}
+	if len(p.drawn) > 0 {
+		_, _ = p.w.Write(p.drawn)
+		p.drawn = p.drawn[:0]
+	}
 }
 
 // hold keeps a line of concurrent work on the package key until the next
@@ -460,11 +516,22 @@ func (p *printer) hold(key string, isProgress bool, format string, args ...any) 
 	p.groups[key] = append(p.groups[key], line)
 }
 
-// flush draws the held lines.
+// explain writes the explanation of res (-explain) after the lines
+// drawn.
+func (p *printer) explain(res *install.Result) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushLocked()
+	p.writeLocked()
+	return res.Explain(p.w)
+}
+
+// flush draws the held lines and writes every line drawn.
 func (p *printer) flush() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.flushLocked()
+	p.writeLocked()
 }
 
 func (p *printer) flushLocked() {
@@ -475,7 +542,7 @@ func (p *printer) flushLocked() {
 	slices.Sort(keys)
 	for _, k := range keys {
 		for _, line := range p.groups[k] {
-			io.WriteString(p.w, line)
+			p.draw(line)
 		}
 	}
 	clear(p.groups)

@@ -228,7 +228,7 @@ func (r *run) resolveOptions(own func(context.Context, resolve.ProviderPick)) re
 }
 
 func (r *run) readOptions() config.ReadOptions {
-	return config.ReadOptions{DefaultHost: r.s.Resolve.DefaultHost, Variables: r.s.Variables}
+	return r.s.Options.ReadOptions()
 }
 
 func (r *run) requirements() []resolve.Requirement {

@@ -476,15 +476,7 @@ func (o Options) common() (*settings, error) {
 	if s.Flavor == FlavorTerraform {
 		s.Header = lockfile.HeaderTerraform
 	}
-	if s.Resolve.DefaultHost == "" {
-		s.Resolve.DefaultHost = address.DefaultRegistryHost
-		if o.Flavor == FlavorTerraform {
-			// Asked for, not inherited: a file that only has Terraform's
-			// header keeps the host addresses are read with, as tofu
-			// reads them (its entries keep their own hosts).
-			s.Resolve.DefaultHost = TerraformRegistryHost
-		}
-	}
+	s.Resolve.DefaultHost = o.defaultHost()
 	if s.Resolve.Reattach != "" {
 		ps, err := resolve.ParseReattach(s.Resolve.Reattach, s.Resolve.DefaultHost)
 		if err != nil {
@@ -493,6 +485,30 @@ func (o Options) common() (*settings, error) {
 		s.reattached = ps
 	}
 	return s, nil
+}
+
+// defaultHost is the registry host of the addresses without one:
+// Resolve.DefaultHost, else OpenTofu's default registry, or Terraform's
+// when FlavorTerraform is asked for.
+func (o Options) defaultHost() string {
+	switch {
+	case o.Resolve.DefaultHost != "":
+		return o.Resolve.DefaultHost
+	case o.Flavor == FlavorTerraform:
+		// Asked for, not inherited: a file that only has Terraform's
+		// header keeps the host addresses are read with, as tofu reads
+		// them (its entries keep their own hosts).
+		return TerraformRegistryHost
+	}
+	return address.DefaultRegistryHost
+}
+
+// ReadOptions returns the options [Init] reads the root module tree with
+// ([config.ReadTree]): a caller that reads the tree itself, to pass it as
+// [Options.Config], reads it as Init would (examples/lock reads it while
+// it opens the cache and reads the CLI configuration).
+func (o Options) ReadOptions() config.ReadOptions {
+	return config.ReadOptions{DefaultHost: o.defaultHost(), Variables: o.Variables}
 }
 
 func (s *settings) cleanup() {

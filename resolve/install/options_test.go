@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
+	svchost "github.com/hashicorp/terraform-svchost"
 
 	"github.com/tflock/tflock/lockfile"
 	"github.com/tflock/tflock/resolve"
+	"github.com/tflock/tflock/resolve/config"
 	"github.com/tflock/tflock/resolve/install"
 	"github.com/tflock/tflock/resolve/install/installtest"
 	"github.com/tflock/tflock/resolve/versions"
@@ -183,5 +185,39 @@ func TestInitCallerProviderPicked(t *testing.T) {
 	want := res.Selection.Provider(tfaddr.MustParseProviderSource(installtest.RegistryHost + "/acme/cloud"))
 	if len(picks) != 1 || want == nil || picks[0].Addr != want.Addr || picks[0].Version != want.Version || picks[0].Reason != want.Reason {
 		t.Errorf("picks reported %+v, want only the Selection's cloud pick %+v", picks, want)
+	}
+}
+
+// TestReadOptionsAsInit: the options ReadOptions gives are those Init
+// reads the root module with, the default registry host above all (the
+// one a provider without a source gets): OpenTofu's, Terraform's when
+// its flavour is asked for, or Resolve.DefaultHost.
+func TestReadOptionsAsInit(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.tf": "terraform {\n  required_providers {\n    null = {}\n  }\n}\n"})
+	for _, c := range []struct {
+		name string
+		opts install.Options
+		host string
+	}{
+		{"default", install.Options{}, "registry.opentofu.org"},
+		{"auto", install.Options{Flavor: install.FlavorAuto}, "registry.opentofu.org"},
+		{"terraform", install.Options{Flavor: install.FlavorTerraform}, install.TerraformRegistryHost},
+		{"asked", install.Options{Flavor: install.FlavorTerraform, Resolve: resolve.Options{DefaultHost: "registry.example.test"}}, "registry.example.test"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, diags := config.ReadTree(dir, "", c.opts.ReadOptions())
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			reqs := cfg.Requirements()
+			if len(reqs) != 1 {
+				t.Fatalf("requirements %v", reqs)
+			}
+			want := source.ProviderPackage{Addr: tfaddr.NewProvider(svchost.Hostname(c.host), "hashicorp", "null")}
+			if reqs[0].Package != want {
+				t.Fatalf("read with %+v: requires %v, want %v", c.opts.ReadOptions(), reqs[0].Package, want)
+			}
+		})
 	}
 }

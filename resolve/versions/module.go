@@ -1,13 +1,14 @@
 package versions
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tflock/tflock/internal/lazyre"
 )
 
 // moduleConstraintRE is hashicorp/go-version's grammar for one constraint.
-var moduleConstraintRE = regexp.MustCompile(`^\s*(~>|>=|<=|!=|=|>|<|)\s*(` + moduleVersionRaw + `)\s*$`)
+var moduleConstraintRE = lazyre.New(`^\s*(~>|>=|<=|!=|=|>|<|)\s*(` + moduleVersionRaw + `)\s*$`)
 
 // ParseModuleConstraints parses a module version constraint, as OpenTofu
 // does for the `version` argument of a `module` block (hashicorp/go-version):
@@ -22,7 +23,7 @@ func ParseModuleConstraints(s string) (Constraints, error) {
 	parts := strings.Split(s, ",")
 	terms := make([]term, 0, len(parts))
 	for _, single := range parts {
-		m := moduleConstraintRE.FindStringSubmatch(single)
+		m := moduleConstraintRE().FindStringSubmatch(single)
 		if m == nil {
 			return Constraints{}, &ConstraintError{Input: s, Dialect: Module, Msg: "malformed constraint: " + single}
 		}

@@ -2,12 +2,13 @@ package versions
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/tflock/tflock/internal/lazyre"
 )
 
 // Version is a version number: major, minor and patch numbers, optional
@@ -98,7 +99,7 @@ const moduleVersionRaw = `v?([0-9]+(\.[0-9]+)*?)` +
 	`(-([0-9]+[0-9A-Za-z\-~]*(\.[0-9A-Za-z\-~]+)*)|(-?([A-Za-z\-~]+[0-9A-Za-z\-~]*(\.[0-9A-Za-z\-~]+)*)))?` +
 	`(\+([0-9A-Za-z\-~]+(\.[0-9A-Za-z\-~]+)*))?`
 
-var moduleVersionRE = regexp.MustCompile(`^` + moduleVersionRaw + `$`)
+var moduleVersionRE = lazyre.New(`^` + moduleVersionRaw + `$`)
 
 // ParseModuleVersion parses a version in the lenient module dialect
 // (hashicorp/go-version, as OpenTofu applies it to module versions): an
@@ -108,7 +109,7 @@ var moduleVersionRE = regexp.MustCompile(`^` + moduleVersionRaw + `$`)
 // that may omit its "-" when it starts with a letter ("1.0beta" is
 // 1.0.0-beta). Numbers must fit in a signed 64-bit integer.
 func ParseModuleVersion(s string) (Version, error) {
-	m := moduleVersionRE.FindStringSubmatch(s)
+	m := moduleVersionRE().FindStringSubmatch(s)
 	if m == nil {
 		return Version{}, &VersionError{Input: s, Dialect: Module, Reason: "malformed version: " + s}
 	}

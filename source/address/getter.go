@@ -6,17 +6,18 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/tflock/tflock/internal/lazyre"
 )
 
 // forcedGetterPattern matches go-getter's "getter::rest" prefix.
-var forcedGetterPattern = regexp.MustCompile(`^([A-Za-z0-9]+)::(.+)$`)
+var forcedGetterPattern = lazyre.New(`^([A-Za-z0-9]+)::(.+)$`)
 
 // splitForcedGetter splits "git::https://x" into "git" and "https://x".
 // Without a prefix it returns "" and s.
 func splitForcedGetter(s string) (getter, rest string) {
-	if m := forcedGetterPattern.FindStringSubmatch(s); m != nil {
+	if m := forcedGetterPattern().FindStringSubmatch(s); m != nil {
 		return m[1], m[2]
 	}
 	return "", s
@@ -73,7 +74,7 @@ func isDrivePath(src string) bool {
 
 // sshPattern pulls the user, host and path out of an scp-like address
 // ("git@example.com:org/repo.git"), as go-getter's detectSSH does.
-var sshPattern = regexp.MustCompile(`^(?:([^@]+)@)?([^:]+):/?(.+)$`)
+var sshPattern = lazyre.New(`^(?:([^@]+)@)?([^:]+):/?(.+)$`)
 
 // detect applies, to a source string that has no forced getter, no
 // subdirectory and no URL scheme, the go-getter detectors OpenTofu
@@ -90,7 +91,7 @@ func detect(src string) (result, subdir string, err error) {
 		if out, err = detectGitHub(base); err == nil && query != "" {
 			out += "?" + query
 		}
-	case sshPattern.MatchString(src) && sshPattern.FindStringSubmatch(src)[1] == "git":
+	case sshPattern().MatchString(src) && sshPattern().FindStringSubmatch(src)[1] == "git":
 		out, err = detectSCP(src)
 	case strings.HasPrefix(src, "bitbucket.org/"):
 		out, err = detectBitBucket(src)
@@ -170,7 +171,7 @@ func detectBitBucket(src string) (string, error) {
 // detectSCP turns "git@host:path[?query]" into "git::ssh://git@host/path",
 // with the query string re-encoded (sorted) as go-getter does.
 func detectSCP(src string) (string, error) {
-	m := sshPattern.FindStringSubmatch(src)
+	m := sshPattern().FindStringSubmatch(src)
 	u := url.URL{Scheme: "ssh", User: url.User(m[1]), Host: m[2], Path: m[3]}
 	if p, q, ok := strings.Cut(m[3], "?"); ok {
 		vals, err := url.ParseQuery(q)

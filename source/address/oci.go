@@ -4,18 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tflock/tflock/internal/lazyre"
 )
 
 // OCI reference grammar, as in the OCI distribution specification (and
 // oras-go's registry.Reference validation).
 var (
-	ociRepositoryPattern = regexp.MustCompile(`^[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*)*$`)
-	ociTagPattern        = regexp.MustCompile(`^[\w][\w.-]{0,127}$`)
-	ociDigestPattern     = regexp.MustCompile(`^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$`)
+	ociRepositoryPattern = lazyre.New(`^[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*)*$`)
+	ociTagPattern        = lazyre.New(`^[\w][\w.-]{0,127}$`)
+	ociDigestPattern     = lazyre.New(`^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$`)
 )
 
 // errInvalidReference prefixes OCI reference errors, as oras-go's
@@ -36,7 +37,7 @@ func (r *Remote) decodeOCI(u *url.URL) error {
 		return fmt.Errorf("%w: invalid registry %q", errInvalidReference, u.Host)
 	}
 	repo := strings.TrimPrefix(u.Path, "/")
-	if !ociRepositoryPattern.MatchString(repo) {
+	if !ociRepositoryPattern().MatchString(repo) {
 		return fmt.Errorf("%w: invalid repository %q", errInvalidReference, repo)
 	}
 	q, err := url.ParseQuery(u.RawQuery)
@@ -63,7 +64,7 @@ func (r *Remote) decodeOCI(u *url.URL) error {
 			if value == "" {
 				return errors.New("tag argument must not be empty")
 			}
-			if !ociTagPattern.MatchString(value) {
+			if !ociTagPattern().MatchString(value) {
 				return fmt.Errorf("%w: invalid tag %q", errInvalidReference, value)
 			}
 			r.Tag = value
@@ -103,7 +104,7 @@ const ociDefaultTag = "latest"
 // checkDigest validates "algorithm:encoded" as go-digest does for the
 // registered algorithms.
 func checkDigest(d string) error {
-	if !ociDigestPattern.MatchString(d) {
+	if !ociDigestPattern().MatchString(d) {
 		return errors.New("invalid checksum digest format")
 	}
 	alg, enc, _ := strings.Cut(d, ":")
