@@ -804,13 +804,12 @@ func (c *Client) Download(ctx context.Context, r Request, f *os.File, w io.Write
 func (c *Client) DownloadSpool(ctx context.Context, r Request, sp *Spool, w io.Writer, reset func()) (int64, error) {
 	var n int64
 	rewind := func() error {
-		if err := sp.rewind(); err != nil {
-			return err
-		}
+		// reset first: a reader of the bytes written so far (a Stream's
+		// ReadAt) learns that they are gone before the spool empties.
 		if reset != nil {
 			reset()
 		}
-		return nil
+		return sp.rewind()
 	}
 	err := c.attempts(ctx, r, c.o.DownloadTimeout, rewind, func(a *attempt, resp *http.Response) error {
 		if resp.StatusCode != http.StatusOK {

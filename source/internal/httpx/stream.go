@@ -186,6 +186,15 @@ func (s *Stream) ReadAt(p []byte, off int64) (int, error) {
 			return 0, io.ErrUnexpectedEOF
 		}
 		m, err := s.sp.f.ReadAt(head, off)
+		// A restart empties the file after it counts the attempt (see
+		// DownloadSpool's rewind): bytes read while or after it did may
+		// not be the archive's.
+		s.mu.Lock()
+		restarted = s.attempt != first
+		s.mu.Unlock()
+		if restarted {
+			return 0, ErrRestarted
+		}
 		n += m
 		if err != nil {
 			return n, err
