@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"net/http"
 	"os"
@@ -138,5 +139,42 @@ func TestAttackManySmallDownloadsStayWithinBudget(t *testing.T) {
 	}
 	if b.left != 64<<10 {
 		t.Fatalf("budget left %d after every Release, want %d", b.left, 64<<10)
+	}
+}
+
+// Attack: a server that gzips the package (Content-Encoding: gzip, its
+// Content-Length the compressed size): what the spool holds is the
+// package's bytes (the transport decompresses what it asked to be
+// compressed, and its size is then unknown: a file), never a mix, and
+// the budget is whole once released.
+func TestAttackGzipEncodedDownload(t *testing.T) {
+	b := withBudget(t, MemoryBudget)
+	data := bytes.Repeat([]byte("provider package "), 4000)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Length", strconv.Itoa(gz.Len()))
+		w.Write(gz.Bytes())
+	})
+	sp := MemorySpool(func() (*os.File, error) { return tempFile(t), nil })
+	n, err := New(fast(s.Client())).DownloadSpool(context.Background(), Request{URL: s.url(t, "/p.zip"), MaxBytes: 1 << 30}, sp, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sp.Data()
+	if got == nil {
+		if got, err = os.ReadFile(sp.File().Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != int64(len(got)) || !bytes.Equal(got, data) && !bytes.Equal(got, gz.Bytes()) {
+		t.Fatalf("spool holds %d bytes (n %d): neither the package nor its gzip", len(got), n)
+	}
+	sp.Release()
+	if b.left != MemoryBudget {
+		t.Fatalf("budget left %d, want %d", b.left, MemoryBudget)
 	}
 }
