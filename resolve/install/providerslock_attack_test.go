@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 
@@ -141,5 +143,52 @@ func TestAttackTwoProcessesLockAndInstall(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(cacheDir, "tmp")); len(ents) != 0 {
 		t.Errorf("tmp/ holds %d items", len(ents))
+	}
+}
+
+// Attack: a killed Hash's debris (tmp/hash-..., a partial archive and a
+// directory, young and old) does not poison or confuse a later providers
+// lock on the same cache: it locks the honest hashes, leaves the young
+// debris alone (it may be a live Hash's) and the old is swept.
+func TestAttackKilledHashDebris(t *testing.T) {
+	const addr = "registry.example.test/acme/tool"
+	srv, dir, plats, want := attackWorld(t, registrytest.Options{})
+	cacheDir := t.TempDir()
+	openCacheIn(cacheDir)
+	tmp := filepath.Join(cacheDir, "tmp")
+	// Named as Cache.Hash names its work (a sweep removes only names the
+	// cache makes).
+	key := strings.Repeat("ab", 32)
+	young, old, oldDir := "hash-"+key+"-young", "hash-"+key+"-old", "hash-"+key+"-olddir"
+	if err := os.MkdirAll(filepath.Join(tmp, oldDir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{young, old} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte("PK\x03\x04 half an archive"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	then := time.Now().Add(-2 * time.Hour)
+	for _, name := range []string{old, oldDir} {
+		if err := os.Chtimes(filepath.Join(tmp, name), then, then); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := attackLockRun(srv, dir, openCacheIn(cacheDir), plats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Clone(res.Lock.ProviderHashes(tfaddr.MustParseProviderSource(addr)))
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("locked\n got %v\nwant %v", got, want)
+	}
+	ents, _ := os.ReadDir(tmp)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{young}) {
+		t.Errorf("tmp/ holds %v, want the young debris only", names)
 	}
 }
