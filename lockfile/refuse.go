@@ -55,9 +55,19 @@ func checkLock(name string, put func(f *File, strict bool)) error {
 	for _, strict := range []bool{true, false} {
 		f := New()
 		put(f, strict)
-		if _, err := (ParseOptions{Lenient: !strict}).Parse(f.Bytes(), name); err != nil {
+		back, err := (ParseOptions{Lenient: !strict}).Parse(f.Bytes(), name)
+		if err != nil {
 			diags = err.(*ParseError).Diagnostics
 			break
+		}
+		// A lock the file would hold otherwise (a string hclwrite
+		// rewrites, such as one of invalid UTF-8) would lie once read.
+		if !strict && !Equal(back, f) {
+			diags = hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Lock not written as it is",
+				Detail:   fmt.Sprintf("The lock would read back otherwise from the lock file (%v): one of its strings cannot be written as it is, such as one that is not valid UTF-8.", Changes(f, back)),
+			}}
 		}
 	}
 	var errs hcl.Diagnostics
@@ -97,10 +107,27 @@ func plainProvider(lock *ProviderLock) bool {
 }
 
 // plainAddress reports whether parseLockedProvider accepts the label the
-// writer writes for addr.
+// writer writes for addr, and reads it as addr.
 func plainAddress(addr tfaddr.Provider) bool {
-	_, diag := parseLockedProvider(addr.String())
-	return diag == nil
+	got, diag := parseLockedProvider(addr.String())
+	return diag == nil && got == addr
+}
+
+// readsBack refuses an address whose label the parser accepts but reads
+// as another address (one made by hand, not normalized, such as a host
+// "A" that is written "a"): its lock would be stored under one address
+// and read back under another.
+func readsBack(addr tfaddr.Provider) error {
+	got, diag := parseLockedProvider(addr.String())
+	if diag != nil || got == addr {
+		return nil // the parser's refusal is checkLock's
+	}
+	return &LockError{Lock: addr.String(), Diagnostics: hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Non-normalized provider source address",
+		Detail: fmt.Sprintf("The provider address of host %q, namespace %q and type %q is not normalized: its lock would be written as %q, which reads back as host %q, namespace %q and type %q. Make the address by parsing it, which normalizes it.",
+			addr.Hostname, addr.Namespace, addr.Type, addr.String(), got.Hostname, got.Namespace, got.Type),
+	}}}
 }
 
 // canonicalVersion reports whether decodeVersion accepts v as the writer
@@ -189,6 +216,9 @@ func without(hs, kept []hash.Hash) []hash.Hash {
 func checkProvider(lock *ProviderLock, kept []hash.Hash) error {
 	if plainProvider(lock) {
 		return nil
+	}
+	if err := readsBack(lock.Addr); err != nil {
+		return err
 	}
 	return checkLock(lock.Addr.String(), func(f *File, strict bool) {
 		c := lock.clone()

@@ -114,11 +114,19 @@ func (g *Group[K, V]) Do(ctx context.Context, key K, fn func() (V, error)) (V, e
 			return zero, ctx.Err()
 		case <-c.done:
 		}
-		if c.err != nil && (g.Retry == RetryErrors || g.Retry == RetryContextErrors && IsContextError(c.err)) {
+		if c.err != nil && (g.Retry == RetryErrors || g.Retry == RetryContextErrors && IsContextError(c.err)) && !g.kept(key, c) {
 			continue
 		}
 		return c.val, c.err
 	}
+}
+
+// kept reports whether c, a finished call, is remembered: its error is
+// then the answer (KeepErrors), which asking again would only find again.
+func (g *Group[K, V]) kept(key K, c *call[V]) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.calls[key] == c
 }
 
 // expired reports whether c, a finished call, is older than the

@@ -84,7 +84,11 @@ func (c *Client) StartDownload(ctx context.Context, r Request, sp *Spool, w io.W
 		}
 		// Read as it arrives: from the file, made before the tail is
 		// asked for, so that it is there once Size reports the tail.
+		// An earlier attempt may have gone to memory: its budget is given
+		// back now, since the caller of a stream handed over as it
+		// arrives never calls Release.
 		sp.fileOnly = true
+		sp.Release()
 		if sp.makeFile() != nil {
 			noTail() // the download reports the error
 			return
