@@ -341,12 +341,30 @@ type releaseKey struct {
 	version string
 	sums    string
 	sig     string
+	// keys is the digest of the signing keys the download response
+	// lists (keysDigest): a document verified with one platform's keys
+	// is not taken as verified for a platform whose response lists
+	// others.
+	keys string
+}
+
+// keysDigest identifies the signing keys m lists, with their trust
+// signatures, in order.
+func (m *downloadMeta) keysDigest() string {
+	h := sha256.New()
+	for _, k := range m.resp.SigningKeys.GPGPublicKeys {
+		for _, part := range []string{k.ASCIIArmor, k.TrustSignature} {
+			fmt.Fprintf(h, "%d:%s", len(part), part)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // release fetches and verifies the SHA256SUMS document of m, once per
-// Source.
+// Source and set of signing keys: each platform's checksums are verified
+// with the keys its own download response lists, as tofu verifies them.
 func (s *Source) release(ctx context.Context, addr tfaddr.Provider, v versions.Version, m *downloadMeta) (*release, error) {
-	key := releaseKey{addr: addr, version: v.String(), sums: m.sumsURL.String(), sig: m.sigURL.String()}
+	key := releaseKey{addr: addr, version: v.String(), sums: m.sumsURL.String(), sig: m.sigURL.String(), keys: m.keysDigest()}
 	return s.rels.Do(ctx, key, func() (*release, error) { return s.verifyRelease(ctx, addr, m) })
 }
 
