@@ -79,7 +79,7 @@ func funcName(fd *ast.FuncDecl) string {
 // forEachGoFile parses every non-test Go file of the module, but for those
 // in hidden directories and the directories skip(path, name) names, and
 // calls fn with the file's directory (slash-separated, relative to the
-// module's root).
+// module's root). The files keep their comments (doc comments included).
 func forEachGoFile(t *testing.T, skip func(path, name string) bool, fn func(fset *token.FileSet, dir string, f *ast.File)) {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -96,7 +96,7 @@ func forEachGoFile(t *testing.T, skip func(path, name string) bool, fn func(fset
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}

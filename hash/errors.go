@@ -48,6 +48,7 @@ type PackageError struct {
 	Err   error  // the cause
 }
 
+// Error names the package (and the entry inside it, if any) and the cause.
 func (e *PackageError) Error() string {
 	if e.Entry != "" {
 		return fmt.Sprintf("%s: %q: %v", e.Path, e.Entry, e.Err)
@@ -70,6 +71,7 @@ type MismatchError struct {
 	Want []Hash
 }
 
+// Error names the package, the hashes computed from it and the ones the lock file records.
 func (e *MismatchError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: checksum mismatch: computed %s; the lock file records %s",

@@ -139,6 +139,7 @@ type ParseError struct {
 	Reason string // why it was rejected, as a sentence
 }
 
+// Error quotes the malformed input and says why it was rejected.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("invalid hash %q: %s", e.Input, e.Reason)
 }

@@ -75,7 +75,9 @@ func union(a, b []string) []string {
 
 // Record is a hash with its provenance.
 type Record struct {
-	Hash       Hash
+	// Hash is the checksum.
+	Hash Hash
+	// Provenance is who vouched for Hash; the zero value for none known.
 	Provenance Provenance
 }
 

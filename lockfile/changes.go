@@ -96,11 +96,17 @@ type Change struct {
 // ModulePin is what a module lock records of its package beside the
 // version and constraints: the fields of [ModuleLock] of the same names.
 type ModulePin struct {
+	// Source is [ModuleLock.Source]: the canonical package address.
 	Source string
+	// Subdir is [ModuleLock.Subdir]: the package's module subdirectory, "" for its root.
 	Subdir string
-	Ref    string
-	Tag    string
+	// Ref is [ModuleLock.Ref]: the git source's "ref" argument as written, or "".
+	Ref string
+	// Tag is [ModuleLock.Tag]: the OCI source's "tag" argument as written, or "".
+	Tag string
+	// Commit is [ModuleLock.Commit]: the full git commit fetched, or "" for non-git.
 	Commit string
+	// Digest is [ModuleLock.Digest]: the OCI manifest digest, or "" for non-OCI.
 	Digest string
 }
 

@@ -16,12 +16,14 @@ import (
 // allows some version. It lists every constraint, where it came from, and
 // the versions that exist.
 type ConflictError struct {
+	// Package is the package whose constraints conflict.
 	Package source.Package
 	// Call is the module call path, for a module resolved on its own
 	// (empty for providers and for unified modules).
 	Call         string
 	Requirements []Requirement // those with a constraint, in a stable order
-	Available    []versions.Version
+	// Available lists the versions the source offers.
+	Available []versions.Version
 }
 
 // Error implements error.
@@ -41,10 +43,13 @@ func (e *ConflictError) Error() string {
 //
 // Registry modules and providers list the available versions instead.
 type NoMatchError struct {
-	Package     source.Package
-	Call        string // module call path, or empty
+	// Package is the package no version of which matches.
+	Package source.Package
+	Call    string // module call path, or empty
+	// Requirement is the constraint, and where it came from, that matches nothing.
 	Requirement Requirement
-	Available   []versions.Version
+	// Available lists the versions the source offers.
+	Available []versions.Version
 	// Tags are the tag names Available are published under (the lister's
 	// Available.Ref, or the version itself when the tag spells it so);
 	// nil for packages whose versions are not tags.
@@ -72,7 +77,9 @@ func (e *NoMatchError) Error() string {
 // NoVersionsError reports that the source knows a package but lists no
 // versions of it.
 type NoVersionsError struct {
-	Package      source.Package
+	// Package is the package the source lists no versions of.
+	Package source.Package
+	// Requirements are the requirements on the package, naming who asked for it.
 	Requirements []Requirement
 }
 
@@ -89,9 +96,12 @@ func (e *NoVersionsError) Error() string {
 // UnknownPackageError reports that the source does not know a package. It
 // wraps the source's error, which wraps [source.ErrNotFound].
 type UnknownPackageError struct {
-	Package      source.Package
+	// Package is the package the source does not know.
+	Package source.Package
+	// Requirements are the requirements on the package, naming who asked for it.
 	Requirements []Requirement
-	Err          error
+	// Err is the source's error; it wraps [source.ErrNotFound].
+	Err error
 }
 
 // Error implements error.
@@ -105,8 +115,10 @@ func (e *UnknownPackageError) Unwrap() error { return e.Err }
 // ListError reports that asking the source for the versions of a package
 // failed for another reason than the package being unknown.
 type ListError struct {
+	// Package is the package whose versions could not be listed.
 	Package source.Package
-	Err     error
+	// Err is the source's error.
+	Err error
 }
 
 // Error implements error.
@@ -122,9 +134,12 @@ func (e *ListError) Unwrap() error { return e.Err }
 // solver then asks for an explicit upgrade rather than choosing another
 // version silently.
 type LockedMismatchError struct {
-	Provider     tfaddr.Provider
-	Locked       versions.Version
-	Constraints  versions.Constraints // all constraints together
+	// Provider is the provider whose locked version no longer matches.
+	Provider tfaddr.Provider
+	// Locked is the version the lock file records.
+	Locked      versions.Version
+	Constraints versions.Constraints // all constraints together
+	// Requirements are the constraints on the provider, naming where each came from.
 	Requirements []Requirement
 	// UpgradeCommand is the command the message advises
 	// ([Options.UpgradeCommand]); "" reads "tofu init -upgrade".
@@ -144,9 +159,13 @@ func (e *LockedMismatchError) Error() string {
 // LockedUnavailableError reports that the locked version of a package is
 // no longer offered by the source.
 type LockedUnavailableError struct {
-	Package   source.Package
-	Call      string
-	Locked    versions.Version
+	// Package is the package whose locked version the source no longer offers.
+	Package source.Package
+	// Call is the module call path, or empty for a provider or a unified module.
+	Call string
+	// Locked is the version the lock file records.
+	Locked versions.Version
+	// Available lists the versions the source offers now.
 	Available []versions.Version
 }
 
@@ -160,7 +179,9 @@ func (e *LockedUnavailableError) Error() string {
 // provider (terraform.io/builtin/...), which has only the version built
 // into the program.
 type BuiltinConstraintError struct {
-	Provider    tfaddr.Provider
+	// Provider is the built-in provider (terraform.io/builtin/...).
+	Provider tfaddr.Provider
+	// Requirement is the version constraint on it, and where it came from.
 	Requirement Requirement
 }
 
@@ -174,7 +195,9 @@ func (e *BuiltinConstraintError) Error() string {
 // (terraform.io/builtin/X) other than terraform.io/builtin/terraform, the
 // only built-in provider OpenTofu has. The message is OpenTofu's.
 type UnknownBuiltinError struct {
-	Provider     tfaddr.Provider
+	// Provider is the unknown built-in provider address.
+	Provider tfaddr.Provider
+	// Requirements are the requirements on it, naming who asked for it.
 	Requirements []Requirement
 }
 

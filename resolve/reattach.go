@@ -13,6 +13,7 @@ import (
 
 // ReattachError reports an invalid TF_REATTACH_PROVIDERS value.
 type ReattachError struct {
+	// Err says what is wrong: the JSON decoder's error, or the fault of a key it names.
 	Err error
 }
 

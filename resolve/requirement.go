@@ -30,6 +30,7 @@ const DefaultRegistryHost = address.DefaultRegistryHost
 // [source.ModulePackage] with Source (and Ref, for a module pinned by its
 // source string) set. Versions and platforms are left unset.
 type Requirement struct {
+	// Package is the package demanded, with only its address (see above).
 	Package source.Package
 	// Constraints is the version constraint; the zero value allows any
 	// version except pre-releases.
@@ -46,9 +47,10 @@ type Requirement struct {
 	LockSource string
 	// Managed is set for a module call constrained by a tflock annotation
 	// ([github.com/tflock/tflock/resolve/config.AnnotationPrefix]), whose git "ref" or OCI "tag" argument tflock
-	// writes; ManagedTag is that argument as the source writes it now
-	// ("" when it has none).
-	Managed    bool
+	// writes.
+	Managed bool
+	// ManagedTag is, for a Managed call, that "ref" or "tag" argument as the
+	// source writes it now ("" when it has none).
 	ManagedTag string
 }
 

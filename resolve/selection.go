@@ -55,6 +55,7 @@ func (r Reason) String() string {
 
 // ProviderPick is the selection for one provider.
 type ProviderPick struct {
+	// Addr is the provider's address.
 	Addr tfaddr.Provider
 	// Version is the selected version; zero for built-in and unmanaged
 	// providers.
@@ -64,7 +65,8 @@ type ProviderPick struct {
 	Constraints versions.Constraints
 	// Requirements are all requirements on this provider, sorted by origin.
 	Requirements []Requirement
-	Reason       Reason
+	// Reason says why Version was selected.
+	Reason Reason
 	// DevOverride is true for an Unmanaged provider that a dev override
 	// of the CLI configuration names (and that is not reattached too).
 	DevOverride bool
@@ -97,11 +99,16 @@ type ModulePick struct {
 	LockSource string
 	// Constraints is the call's constraint (in unification mode, the
 	// intersection over every call of the same source).
-	Constraints  versions.Constraints
+	Constraints versions.Constraints
+	// Requirements are the requirements on the call (in unification mode,
+	// on every call of the same source).
 	Requirements []Requirement
-	Reason       Reason
-	Locked       versions.Version
-	Available    int
+	// Reason says why the package was selected.
+	Reason Reason
+	// Locked is the version the lock file held before, or zero.
+	Locked versions.Version
+	// Available is the number of versions the source listed.
+	Available int
 }
 
 // Selection is the result of [Resolve]: one pick per provider, one per

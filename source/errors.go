@@ -32,7 +32,7 @@ var (
 type Error struct {
 	Source  string  // the source, for display (a host name, a URL without credentials, a directory)
 	Package Package // the package asked about; may be nil
-	Err     error
+	Err     error   // the cause
 }
 
 // Error returns "SOURCE: PACKAGE: CAUSE", leaving out unset parts (only
@@ -81,6 +81,7 @@ var ErrProtocolNotSupported = errors.New("provider plugin protocol not supported
 // matches [ErrNotFound]. A registry that answered that it does not know
 // the package gives a [*RegistryNotKnownError] instead.
 type NotFoundError struct {
+	// Package is the package asked for.
 	Package Package
 	// Sources names the sources searched, for display; empty when no
 	// source is configured for the package (every one excludes it).
@@ -94,6 +95,9 @@ type NotFoundError struct {
 	NoSources bool
 }
 
+// Error is OpenTofu's message: the package was not found in any of the
+// search locations (adding that no source is configured for it when
+// Sources is empty).
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("%s %s was not found in any of the search locations", kindOf(e.Package), family(e.Package))
 	if len(e.Sources) == 0 {
@@ -109,11 +113,13 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 // package (OpenTofu's ErrRegistryProviderNotKnown). It matches
 // [ErrNotFound].
 type RegistryNotKnownError struct {
+	// Package is the package the registry does not know.
 	Package Package
 	Host    string // the registry, for display
 	Err     error  // the registry's answer, or nil
 }
 
+// Error is OpenTofu's message, naming the registry and the package.
 func (e *RegistryNotKnownError) Error() string {
 	return fmt.Sprintf("%s registry %s does not have a %s named %s", kindOf(e.Package), e.Host, kindOf(e.Package), family(e.Package))
 }
@@ -136,6 +142,8 @@ type PlatformNotSupportedError struct {
 	Err    error // the source's answer, or nil
 }
 
+// Error is OpenTofu's message, naming the provider, its version and the platform (and the
+// mirror asked, if any).
 func (e *PlatformNotSupportedError) Error() string {
 	if e.Mirror != "" {
 		return fmt.Sprintf("provider mirror %s does not have a package of %s %s for %s", e.Mirror, family(e.Package), e.Package.Version, e.Package.Platform)
@@ -153,6 +161,7 @@ func (e *PlatformNotSupportedError) Unwrap() error { return e.Err }
 // protocol OpenTofu supports (OpenTofu's ErrProtocolNotSupported). It
 // matches [ErrProtocolNotSupported].
 type ProtocolNotSupportedError struct {
+	// Package is the provider, with the version asked for.
 	Package   ProviderPackage
 	Protocols []string // the protocols the release speaks
 	// Suggestion is the newest version of the provider that speaks a
@@ -160,6 +169,7 @@ type ProtocolNotSupportedError struct {
 	Suggestion versions.Version
 }
 
+// Error is OpenTofu's message, naming the provider and its version.
 func (e *ProtocolNotSupportedError) Error() string {
 	return fmt.Sprintf("provider %s %s is not supported by this version of OpenTofu", family(e.Package), e.Package.Version)
 }
@@ -171,6 +181,7 @@ func (e *ProtocolNotSupportedError) Is(target error) bool { return target == Err
 // registry (OpenTofu's ErrHostNoProviders). It matches [ErrNotFound],
 // and source/registry's ErrNoService through its cause.
 type HostNoProvidersError struct {
+	// Host is the host of the provider address, for display.
 	Host string
 	// HasOtherVersion is true when the host offers another version of the
 	// provider registry protocol than the one spoken here.
@@ -178,6 +189,8 @@ type HostNoProvidersError struct {
 	Err             error // the discovery's answer
 }
 
+// Error is OpenTofu's message, naming the host (and saying whether another protocol
+// version may work).
 func (e *HostNoProvidersError) Error() string {
 	if e.HasOtherVersion {
 		return fmt.Sprintf("host %s does not support the provider registry protocol required by this OpenTofu version, but may be compatible with a different OpenTofu version", e.Host)
@@ -194,10 +207,13 @@ func (e *HostNoProvidersError) Unwrap() error { return e.Err }
 // HostUnreachableError: the host could not be reached, or did not answer
 // service discovery correctly (OpenTofu's ErrHostUnreachable).
 type HostUnreachableError struct {
+	// Host is the host that could not be reached, for display.
 	Host string
-	Err  error
+	// Err is the cause: the connection's or the discovery's error.
+	Err error
 }
 
+// Error names the host and the cause.
 func (e *HostUnreachableError) Error() string {
 	return fmt.Sprintf("could not connect to %s: %v", e.Host, e.Err)
 }
@@ -208,6 +224,7 @@ func (e *HostUnreachableError) Unwrap() error { return e.Err }
 // UnauthorizedError: the host answered 401 or 403 (OpenTofu's
 // ErrUnauthorized). It matches [ErrUnauthorized].
 type UnauthorizedError struct {
+	// Host is the host that refused, for display.
 	Host string
 	// HaveCredentials is true when the request carried credentials (they
 	// were refused), false when it carried none (some are needed).
@@ -215,6 +232,7 @@ type UnauthorizedError struct {
 	Err             error // the host's answer
 }
 
+// Error is OpenTofu's message, naming the host and saying whether credentials were sent.
 func (e *UnauthorizedError) Error() string {
 	if e.HaveCredentials {
 		return fmt.Sprintf("host %s rejected the given authentication credentials", e.Host)
@@ -233,13 +251,16 @@ func (e *UnauthorizedError) Unwrap() error { return e.Err }
 // failed after its retries, an answer that does not parse: OpenTofu's
 // ErrQueryFailed). Errors.Is matches its cause.
 type QueryFailedError struct {
+	// Package is the package the query was about.
 	Package Package
 	// Mirror is the mirror that was asked in place of the provider's
 	// registry (its URL, for display), or "".
 	Mirror string
-	Err    error
+	// Err is the cause: the status, the connection's error or the parse error.
+	Err error
 }
 
+// Error is OpenTofu's message, naming the registry or mirror, the package and the cause.
 func (e *QueryFailedError) Error() string {
 	if e.Mirror != "" {
 		return fmt.Sprintf("failed to query provider mirror %s for %s: %v", e.Mirror, family(e.Package), e.Err)
@@ -256,6 +277,7 @@ type CanceledError struct {
 	Err error // context.Canceled, or an error wrapping it
 }
 
+// Error is OpenTofu's message: "request canceled".
 func (e *CanceledError) Error() string { return "request canceled" }
 
 // Unwrap returns the cause.

@@ -62,6 +62,7 @@ func (k EventKind) String() string {
 // an [Events] handler that the caller supplies. An event sent through
 // [Emit] never holds a credential.
 type Event struct {
+	// Kind says what happened.
 	Kind    EventKind
 	Package Package // the package concerned; nil for events about the whole run
 	Bytes   int64   // bytes done, for EventFetchProgress

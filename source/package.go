@@ -24,8 +24,11 @@ type Package interface {
 // ProviderPackage is one provider release for one platform. For
 // [Lister.Versions], only Addr matters.
 type ProviderPackage struct {
-	Addr     tfaddr.Provider
-	Version  versions.Version
+	// Addr is the provider's address.
+	Addr tfaddr.Provider
+	// Version is the release's version; unset for [Lister.Versions].
+	Version versions.Version
+	// Platform is the platform of the package; the zero value for a lookup that does not care.
 	Platform Platform
 }
 
@@ -69,13 +72,20 @@ type ProviderPackage struct {
 // (Addr), the subdirectory installed (Subdir) and its selector (Version,
 // Ref, Pin).
 type ModulePackage struct {
-	Source  string
+	// Source is the canonical package address, credentials kept (see above).
+	Source string
+	// Version is the selected version; unset for a module pinned by its source string.
 	Version versions.Version
-	Ref     string
-	Pin     string
-	Subdir  string
+	// Ref is the ref, tag or digest of a module pinned by its source string, else "".
+	Ref string
+	// Pin is the commit or digest the lock file recorded, to be checked; "" for none.
+	Pin string
+	// Subdir is the package's module subdirectory the lock records; "" when nothing binds it.
+	Subdir string
+	// Located says that the package's location is named by its source (see above).
 	Located bool
-	Addr    address.ModuleSource
+	// Addr is Source typed; nil when a caller set only Source (see above).
+	Addr address.ModuleSource
 }
 
 // SubdirRoot is [ModulePackage.Subdir] bound to the package's root.

@@ -10,7 +10,9 @@ import (
 // OpenTofu spells it: "linux_amd64". The zero value means "no platform"
 // (modules, or a provider lookup that does not care).
 type Platform struct {
-	OS   string
+	// OS is the operating system, as Go spells it: "linux", "darwin", "windows".
+	OS string
+	// Arch is the CPU architecture, as Go spells it: "amd64", "arm64".
 	Arch string
 }
 

@@ -125,6 +125,7 @@ type ModuleLocation struct {
 
 // Available is one version a [Lister] reports.
 type Available struct {
+	// Version is the version available.
 	Version versions.Version
 	// Platforms lists the platforms a provider version is built for, when
 	// the source knows; nil means unknown. Always nil for modules.
@@ -144,6 +145,7 @@ type Available struct {
 
 // Fetched describes a package that [Fetcher.Fetch] brought to disk.
 type Fetched struct {
+	// Package is the package fetched.
 	Package Package
 	// Dir is the directory holding the package contents. For a module with a
 	// subdirectory (//sub), Dir is the package root; the caller joins the

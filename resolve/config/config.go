@@ -66,8 +66,11 @@ type Module struct {
 
 // ProviderEntry is one provider local name of a module.
 type ProviderEntry struct {
-	LocalName   string
-	Addr        tfaddr.Provider
+	// LocalName is the name the module uses for the provider ("aws").
+	LocalName string
+	// Addr is the provider's address (the source argument, or the implied one).
+	Addr tfaddr.Provider
+	// Constraints is the entry's version constraint; the zero value for none.
 	Constraints versions.Constraints
 	// Aliases are the configuration_aliases, as "aws.east".
 	Aliases []string
@@ -81,6 +84,7 @@ type ProviderEntry struct {
 
 // ModuleCall is one module block.
 type ModuleCall struct {
+	// Name is the module block's label.
 	Name string
 	// Path is the call path: the parent's path and Name, joined by ".".
 	Path string
@@ -91,14 +95,21 @@ type ModuleCall struct {
 	// Address is Source parsed (with DefaultHost for registry addresses);
 	// nil if it did not parse.
 	Address address.ModuleSource
-	Kind    resolve.ModuleSourceKind
+	// Kind says what kind of source Source is (local, registry, git, ...).
+	Kind resolve.ModuleSourceKind
 	// Constraints is the version argument (module dialect); HasVersion
 	// says whether there was one.
-	Constraints  versions.Constraints
-	HasVersion   bool
-	SourceRange  hcl.Range
+	Constraints versions.Constraints
+	// HasVersion says whether the call has a version constraint (a version
+	// argument or a tflock annotation).
+	HasVersion bool
+	// SourceRange is the source argument's expression.
+	SourceRange hcl.Range
+	// VersionRange is the version argument's expression (or the annotation's);
+	// the zero Range when there is none.
 	VersionRange hcl.Range
-	DeclRange    hcl.Range
+	// DeclRange is the module block's header (`module "NAME"`).
+	DeclRange hcl.Range
 	// ManagedRef is set for a git or OCI call whose version constraint
 	// is a "# tflock: version = ..." comment in its module block (see
 	// [AnnotationPrefix]) rather than a version argument: Constraints and
@@ -232,7 +243,8 @@ func readModuleIn(d dirs, dir, call string, opts ReadOptions) (*Module, hcl.Diag
 // File is one configuration file's name and contents, for [ReadFiles].
 type File struct {
 	Name string // path or name; ".json" suffix selects the JSON syntax
-	Src  []byte
+	// Src is the file's contents.
+	Src []byte
 }
 
 func configSuffix(name string) string {

@@ -17,8 +17,10 @@ import (
 
 // StateError reports a state file that cannot be read for its providers.
 type StateError struct {
+	// Filename is the state file's path, as given.
 	Filename string
-	Err      error
+	// Err says why the file cannot be read: an I/O error or what is malformed.
+	Err error
 }
 
 // Error implements error.

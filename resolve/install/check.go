@@ -133,6 +133,7 @@ func (o CheckOptions) options() Options {
 
 // CheckedProvider is a selected provider's installed package.
 type CheckedProvider struct {
+	// Package is the provider package: its address, version and platform.
 	Package source.ProviderPackage
 	// Dir is the installed package directory.
 	Dir string

@@ -23,6 +23,7 @@ type ConfigError struct {
 	Diagnostics hcl.Diagnostics
 }
 
+// Error names the directory and joins the error diagnostics' messages.
 func (e *ConfigError) Error() string {
 	var errs []string
 	for _, d := range e.Diagnostics {
@@ -45,6 +46,7 @@ type OptionsError struct {
 	Reason string
 }
 
+// Error names the option field and says why it cannot be used.
 func (e *OptionsError) Error() string {
 	return fmt.Sprintf("install: Options.%s: %s", e.Field, e.Reason)
 }
@@ -80,6 +82,8 @@ type ChecksumError struct {
 	words *Words // the run's words; nil: OpenTofu's
 }
 
+// Error names the package (and module call) and the checksums expected and got,
+// then what to do.
 func (e *ChecksumError) Error() string {
 	what := e.Package.ForDisplay()
 	if e.Call != "" {
@@ -246,6 +250,8 @@ type InconsistentLockError struct {
 	words *Words // Check's words; nil: OpenTofu's
 }
 
+// Error lists each inconsistent selection, then the command that fixes them (OpenTofu's
+// wording).
 func (e *InconsistentLockError) Error() string {
 	var b strings.Builder
 	b.WriteString("Inconsistent dependency lock file: the following dependency selections recorded in the lock file are inconsistent with the current configuration:")
@@ -286,15 +292,18 @@ func (e *InconsistentLockError) Error() string {
 // file". errors.As finds it in Check's joined error, and, through it, the
 // [*hash.MismatchError]; it is also the Err of its [Problem].
 type PackageMismatchError struct {
+	// Package is the provider package: its address, version and platform.
 	Package source.ProviderPackage
 	// Dir is the providers directory the package was looked up in
 	// (INSTALLDIR/providers), as OpenTofu names it in the message.
 	Dir string
 	// PackageDir is the installed package directory inside Dir.
 	PackageDir string
-	Err        error
+	// Err is the cause: a [*hash.MismatchError], or the error met while hashing.
+	Err error
 }
 
+// Error is OpenTofu's message, naming the provider, its version and the directory.
 func (e *PackageMismatchError) Error() string {
 	return fmt.Sprintf("the cached package for %s %s (in %s) does not match any of the checksums recorded in the dependency lock file", e.Package.Addr, e.Package.Version, e.Dir)
 }
@@ -308,12 +317,15 @@ func (e *PackageMismatchError) Unwrap() error { return e.Err }
 // Check's joined error; it wraps the cause of the lookup (often an
 // [io/fs.ErrNotExist]) and is also the Err of its [Problem].
 type NotInstalledError struct {
+	// Package is the provider package: its address, version and platform.
 	Package source.ProviderPackage
 	// Dir is the providers directory (INSTALLDIR/providers).
 	Dir string
+	// Err is the cause of the lookup, often an [io/fs.ErrNotExist].
 	Err error
 }
 
+// Error is OpenTofu's message, naming the provider, its version and the directory.
 func (e *NotInstalledError) Error() string {
 	return fmt.Sprintf("there is no package for %s %s cached in %s", e.Package.Addr, e.Package.Version, e.Dir)
 }
@@ -339,6 +351,7 @@ type ModuleNotInstalledError struct {
 	words *Words // Check's words; nil: OpenTofu's
 }
 
+// Error names the module call (and where it is declared) and the command that installs it.
 func (e *ModuleNotInstalledError) Error() string {
 	remedy := e.Remedy
 	if remedy.Kind == 0 {
@@ -360,9 +373,11 @@ type ModuleMismatchError struct {
 	Call string
 	// Dir is the installed package directory (INSTALLDIR/modules/CALL).
 	Dir string
+	// Err says how the installed module differs from the lock.
 	Err error
 }
 
+// Error names the module call and the directory, and says how it differs.
 func (e *ModuleMismatchError) Error() string {
 	return fmt.Sprintf("module %q: the module installed in %s does not match the dependency lock file: %v", e.Call, e.Dir, e.Err)
 }
@@ -389,6 +404,7 @@ type OptionError struct {
 	Err error
 }
 
+// Error names the option and says what is wrong.
 func (e *OptionError) Error() string { return "install: " + e.Option + ": " + e.Msg }
 
 // Unwrap returns Err.

@@ -25,14 +25,19 @@ import (
 // prints it, Version the selected version (omitted when none) and Dir the
 // module directory relative to the working directory, slash-separated.
 type ManifestRecord struct {
-	Key     string `json:"Key"`
-	Source  string `json:"Source"`
+	// Key is the call path: "" for the root module, "a.b" for nested calls.
+	Key string `json:"Key"`
+	// Source is the source address as OpenTofu prints it.
+	Source string `json:"Source"`
+	// Version is the selected version; "" (omitted) when there is none.
 	Version string `json:"Version,omitempty"`
-	Dir     string `json:"Dir"`
+	// Dir is the module directory relative to the working directory, slash-separated.
+	Dir string `json:"Dir"`
 }
 
 // Manifest is the content of ".terraform/modules/modules.json".
 type Manifest struct {
+	// Modules are the manifest's records, one per module (see [ManifestRecord]).
 	Modules []ManifestRecord `json:"Modules"`
 }
 

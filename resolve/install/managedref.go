@@ -25,8 +25,9 @@ import (
 type SourceRewrite struct {
 	// Call is the module call path.
 	Call string
-	// File and Line locate the source argument.
+	// File is the configuration file holding the source argument.
 	File string
+	// Line is the source argument's line in File.
 	Line int
 	// Old and New are the source strings before and after, without
 	// credentials.
@@ -46,6 +47,8 @@ type ManagedRefError struct {
 	words *Words // the run's words; nil: OpenTofu's
 }
 
+// Error says how to let the sources be rewritten, then lists each: call, place, old and
+// new source.
 func (e *ManagedRefError) Error() string {
 	var b strings.Builder
 	remedy := e.Remedy
@@ -341,6 +344,7 @@ type RewriteError struct {
 	Err error
 }
 
+// Error gives the cause and says which files it changed and could not put back, if any.
 func (e *RewriteError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rewriting module sources: %v", e.Err)

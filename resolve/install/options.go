@@ -288,6 +288,7 @@ const defaultConcurrency = 64
 // ProviderResult is one provider package Init fetched (or found in the
 // cache), and installed unless in ProvidersLock mode.
 type ProviderResult struct {
+	// Package is the provider package: its address, version and platform.
 	Package source.ProviderPackage
 	// Dir is the installed package directory, or "" in ProvidersLock mode.
 	Dir string

@@ -18,6 +18,7 @@ type ParseError struct {
 	Err   error  // the reason
 }
 
+// Error names the kind of address, quotes the (redacted) input and gives the reason.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("invalid %s source %q: %v", e.Kind, e.Input, e.Err)
 }

@@ -141,7 +141,9 @@ func (Local) LockSource() string { return "" }
 // Registry is a module in a module registry, with an optional
 // subdirectory inside its package. Addr.Host is always set.
 type Registry struct {
-	Addr   tfaddr.ModulePackage
+	// Addr is the module package address (host, namespace, name, target system).
+	Addr tfaddr.ModulePackage
+	// Subdir is the subdirectory inside the package (after "//"), or "".
 	Subdir string
 }
 

@@ -28,6 +28,7 @@ const (
 
 // Provider is a parsed provider source address.
 type Provider struct {
+	// Addr is the address parsed: host, namespace and type.
 	Addr tfaddr.Provider
 	// DefaultHost is the host an address without one would get, used by
 	// ForDisplay to leave the host out.

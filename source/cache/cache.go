@@ -151,6 +151,7 @@ type MismatchError struct {
 	Want []hash.Hash
 }
 
+// Error lists the hashes of what was fetched and the checksums it had to match.
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("checksum mismatch: the fetched package hashes to %s, which matches none of the expected checksums %s", joinHashes(e.Got), joinHashes(e.Want))
 }

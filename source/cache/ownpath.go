@@ -26,6 +26,7 @@ type UnsafePathError struct {
 	Want string
 }
 
+// Error names the path, what it is and what the cache expected, and what to do.
 func (e *UnsafePathError) Error() string {
 	var what string
 	switch {

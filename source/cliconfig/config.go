@@ -60,7 +60,8 @@ type Host struct {
 	// Services maps service identifiers ("providers.v1", "modules.v1") to
 	// their value: usually a URL string; some services (login.v1) take an
 	// object, given as a map[string]any.
-	Services  map[string]any
+	Services map[string]any
+	// DeclRange is the block's header in the file.
 	DeclRange hcl.Range
 }
 
@@ -68,7 +69,8 @@ type Host struct {
 // not show the token.
 type Credentials struct {
 	// Token is the bearer token to send to the host.
-	Token     string
+	Token string
+	// DeclRange is the block's header in the file.
 	DeclRange hcl.Range
 }
 
@@ -85,8 +87,11 @@ func (c *Credentials) GoString() string { return "&cliconfig.Credentials{Token: 
 
 // CredentialsHelper is a credentials_helper block.
 type CredentialsHelper struct {
-	Name      string
-	Args      []string
+	// Name is the block's label: the helper's name (tofu runs terraform-credentials-NAME).
+	Name string
+	// Args is the args argument: the arguments tofu runs the helper with.
+	Args []string
+	// DeclRange is the block's header in the file.
 	DeclRange hcl.Range
 }
 
@@ -118,6 +123,7 @@ func (k MethodKind) String() string {
 
 // Method is one installation method of a provider_installation block.
 type Method struct {
+	// Kind is the method's block type.
 	Kind MethodKind
 	// Location is the filesystem_mirror path, the network_mirror url or
 	// the oci_mirror repository_template; empty for direct.
@@ -133,7 +139,8 @@ type Method struct {
 	// block: the hashes the mirror lists for every platform are recorded,
 	// not only those of the package downloaded. Default false.
 	TrustAllHashes bool
-	DeclRange      hcl.Range
+	// DeclRange is the block's header in the file; the zero Range for an implied method.
+	DeclRange hcl.Range
 
 	// found are the patterns of the providers an implied direct method
 	// excludes, as found in the implied directories (Exclude spells
@@ -149,7 +156,8 @@ type ProviderInstallation struct {
 	// DevOverrides maps providers to local development builds
 	// (dev_overrides).
 	DevOverrides map[tfaddr.Provider]string
-	DeclRange    hcl.Range
+	// DeclRange is the block's header in the file.
+	DeclRange hcl.Range
 }
 
 // Token returns the token for host as tofu chooses it: the TF_TOKEN_

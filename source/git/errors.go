@@ -30,6 +30,7 @@ type MovedTagError struct {
 	Now    string // the commit the ref points to now
 }
 
+// Error names the package and the tag, the commits locked and found now, and what to do.
 func (e *MovedTagError) Error() string {
 	return address.Redact(fmt.Sprintf("%s: %q now points to commit %s, but the lock file records commit %s: the tag was moved; if that is expected, upgrade the module to record the new commit", e.Source, e.Ref, e.Now, e.Locked))
 }
@@ -51,6 +52,7 @@ type AmbiguousRefError struct {
 	Branch string // the commit the branch points to
 }
 
+// Error names the package, the ref and the two commits, and how to resolve the ambiguity.
 func (e *AmbiguousRefError) Error() string {
 	return address.Redact(fmt.Sprintf("%s: %q names both a tag (commit %s) and a branch (commit %s): OpenTofu installs the tag, or the branch when the source has a \"depth\" argument, so tflock installs neither; delete or rename one of them in the repository, or name the commit (\"ref=COMMIT\", without \"depth\")", e.Source, e.Ref, e.Tag, e.Branch))
 }
@@ -66,6 +68,7 @@ type NoMatchingTagError struct {
 	Tags        []string // the tags seen, sorted
 }
 
+// Error names the package and the constraint, and lists the tags seen ("none" for none).
 func (e *NoMatchingTagError) Error() string {
 	tags := "none"
 	if len(e.Tags) > 0 {
@@ -77,11 +80,13 @@ func (e *NoMatchingTagError) Error() string {
 // CommandError is a git command that failed. Args and Stderr have their
 // credentials removed (replaced by "REDACTED"), and so has its text.
 type CommandError struct {
-	Args   []string
-	Stderr string
-	Err    error
+	Args   []string // the command's arguments, after "git"
+	Stderr string   // what the command wrote to its standard error, credentials removed
+	Err    error    // the cause (usually an *exec.ExitError or a context error)
 }
 
+// Error is "git ARGS: " and the command's standard error (or the cause, when it wrote
+// nothing).
 func (e *CommandError) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
 	if msg == "" {

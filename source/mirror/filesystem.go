@@ -57,6 +57,7 @@ func (f *Filesystem) String() string { return f.dir }
 
 // Entry is one provider package found in a filesystem mirror.
 type Entry struct {
+	// Package is the package: its address, version and platform.
 	Package source.ProviderPackage
 	// Path is the package directory (unpacked) or the zip file (packed).
 	Path string

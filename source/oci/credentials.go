@@ -17,7 +17,9 @@ import (
 // Credential is what a registry is given to authenticate a request. The
 // zero value means anonymous access.
 type Credential struct {
+	// Username is the user name given to the registry with Password, or "".
 	Username string
+	// Password is the password (or a token) given with Username, or "".
 	Password string
 	// IdentityToken is an OAuth2 refresh token (docker's "identitytoken").
 	IdentityToken string
@@ -34,9 +36,10 @@ func (c Credential) IsZero() bool { return c == Credential{} }
 type CredentialError struct {
 	Repository string // "host/repository" the credential was for
 	Location   string // the config file or the helper program
-	Err        error
+	Err        error  // the cause
 }
 
+// Error names the repository and where the credential came from, and gives the cause.
 func (e *CredentialError) Error() string {
 	return fmt.Sprintf("credentials for %s from %s: %v", e.Repository, e.Location, e.Err)
 }

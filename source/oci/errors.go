@@ -35,6 +35,7 @@ type ArtifactError struct {
 	Reason     string // what is wrong, as a phrase
 }
 
+// Error is "REPOSITORY:REFERENCE: REASON".
 func (e *ArtifactError) Error() string {
 	return fmt.Sprintf("%s:%s: %s", e.Repository, e.Reference, e.Reason)
 }
@@ -47,11 +48,12 @@ func (e *ArtifactError) Unwrap() error { return ErrInvalidArtifact }
 // package is not fetched.
 type MovedTagError struct {
 	Repository string // "host/repository"
-	Tag        string
+	Tag        string // the tag that moved
 	Locked     string // the digest the lock file recorded
 	Current    string // the digest the tag refers to now
 }
 
+// Error names the tag and the repository, the digests found now and locked, and what to do.
 func (e *MovedTagError) Error() string {
 	return fmt.Sprintf("tag %q of %s now refers to %s, but the lock file records %s: the tag was moved; if the change is expected, upgrade the module to record the new digest", e.Tag, e.Repository, e.Current, e.Locked)
 }
@@ -60,9 +62,10 @@ func (e *MovedTagError) Error() string {
 // It wraps [ErrUnsafeArchive] or [ErrArchiveTooLarge].
 type ArchiveError struct {
 	Entry string // the offending entry name; empty when about the whole archive
-	Err   error
+	Err   error  // the cause: wraps ErrUnsafeArchive or ErrArchiveTooLarge
 }
 
+// Error is the cause, followed by the quoted entry name when there is one.
 func (e *ArchiveError) Error() string {
 	if e.Entry == "" {
 		return e.Err.Error()

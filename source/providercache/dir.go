@@ -72,6 +72,7 @@ func checkPackage(pkg source.ProviderPackage) error {
 
 // Installed is a provider package installed in a [Dir].
 type Installed struct {
+	// Package is the installed package: its address, version and platform.
 	Package source.ProviderPackage
 	// Dir is the package directory (it may be a symbolic link into a
 	// shared cache).
@@ -118,9 +119,11 @@ func (i *Installed) Hash() (hash.Hash, error) {
 // NoExecutableError reports an installed package without a provider
 // executable.
 type NoExecutableError struct {
+	// Package is the installed package: its address, version and platform.
 	Package source.ProviderPackage
-	Dir     string
-	Err     error // why the directory could not be read, if that was the cause
+	// Dir is the installed package's directory.
+	Dir string
+	Err error // why the directory could not be read, if that was the cause
 }
 
 // Error names the package, its directory and the expected file name.

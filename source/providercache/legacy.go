@@ -21,6 +21,7 @@ var LegacyPluginsDir = filepath.Join(".terraform", "plugins")
 // exists in the legacy plugins directory, and says where to move it so that
 // it can be used. It wraps the installation error.
 type LegacyPluginError struct {
+	// Provider is the provider that could not be installed.
 	Provider tfaddr.Provider
 	// Found is the file or directory in the legacy plugins directory.
 	Found string

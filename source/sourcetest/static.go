@@ -46,8 +46,11 @@ type Static struct {
 
 // StaticProvider is one provider package of a [Static].
 type StaticProvider struct {
-	Addr     tfaddr.Provider
-	Version  versions.Version
+	// Addr is the provider's address.
+	Addr tfaddr.Provider
+	// Version is the package's version.
+	Version versions.Version
+	// Platform is the package's platform.
 	Platform source.Platform
 	// Files maps slash-separated file names to contents.
 	Files map[string]string
@@ -57,14 +60,17 @@ type StaticProvider struct {
 // under a ref without a version (a git branch) has Ref set and a zero
 // Version.
 type StaticModule struct {
-	Source  string
+	// Source is the canonical package address, as in [source.ModulePackage.Source].
+	Source string
+	// Version is the package's version; zero for one published under a ref only.
 	Version versions.Version
 	// Ref is the name the version is published under at the origin (a git
 	// tag or branch), reported in [source.Available.Ref]; optional.
 	Ref string
 	// Pin is the immutable identity reported in [source.Available.Pin] and
 	// [source.Fetched.Pin]; optional.
-	Pin   string
+	Pin string
+	// Files maps slash-separated file names to contents.
 	Files map[string]string
 }
 

@@ -59,6 +59,7 @@ const DefaultHost = "git.example.test"
 
 // BasicAuth is a user name and password.
 type BasicAuth struct {
+	// Username and Password are the credentials, sent as HTTP basic authentication.
 	Username, Password string
 }
 
@@ -304,8 +305,10 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
 // name → content; what is not listed is removed) and the tags to point at
 // it. A tag that exists is moved.
 type Commit struct {
+	// Files maps slash-separated file names to contents: the whole tree of the commit.
 	Files map[string]string
-	Tags  []string
+	// Tags are the tags to point at the commit (a tag that exists is moved).
+	Tags []string
 }
 
 // Repo is a repository of a [Server].

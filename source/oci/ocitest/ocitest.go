@@ -203,8 +203,10 @@ func PushManifest(ctx context.Context, target oras.Target, artifactType string, 
 
 // Layer is one blob of a manifest.
 type Layer struct {
+	// MediaType is the blob's media type, such as a zip package's.
 	MediaType string
-	Data      []byte
+	// Data is the blob's contents.
+	Data []byte
 }
 
 // PushModule pushes a module package (the zip archive moduleZip) in
@@ -237,7 +239,9 @@ func PushProvider(ctx context.Context, target oras.Target, version string, zips 
 
 // IndexEntry is one manifest listed in an index.
 type IndexEntry struct {
-	Manifest     ocispec.Descriptor
+	// Manifest is the descriptor of the manifest listed.
+	Manifest ocispec.Descriptor
+	// ArtifactType is the manifest's artifact type, as the index entry gives it.
 	ArtifactType string
 	Platform     source.Platform // zero: no platform object
 }

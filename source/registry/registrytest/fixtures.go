@@ -2,8 +2,10 @@ package registrytest
 
 // Fixtures declares what a [Server] serves.
 type Fixtures struct {
+	// Providers are the providers served.
 	Providers []Provider
-	Modules   []Module
+	// Modules are the modules served.
+	Modules []Module
 }
 
 // Provider is one provider and its releases.
@@ -48,7 +50,8 @@ type ProviderVersion struct {
 type Module struct {
 	// Addr is "HOST/NAMESPACE/NAME/SYSTEM", or "NAMESPACE/NAME/SYSTEM" for
 	// the server's first host.
-	Addr     string
+	Addr string
+	// Versions are the module's versions served.
 	Versions []ModuleVersion
 }
 

@@ -103,7 +103,8 @@ type Server struct {
 	URL string
 	// Hosts are the host names the server answers for; Host is the first.
 	Hosts []string
-	Host  string
+	// Host is the first of Hosts.
+	Host string
 	// KeyID is the upper-case hex ID of the key that signs SHA256SUMS.
 	KeyID string
 	// PublicKey is that key, ASCII-armored.
