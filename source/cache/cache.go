@@ -296,8 +296,7 @@ func tempName(kind, keyName string) string { return kind + "-" + keyName + "-" }
 // hashTempGrace is how long a sweep leaves a temporary file or directory
 // of [Cache.Hash] ("hash-...") after its last change: Hash holds no lock
 // file that tells a live one from a killed one's, and a live one writes
-// its archive (mtime renewed with each write) and then reads it at once,
-// or writes its index record and renames it at once.
+// its archive (mtime renewed with each write) and then reads it at once.
 const hashTempGrace = time.Hour
 
 // parseTempName reads a name made from tempName (kind "fill", "index" or "hash",
